@@ -1,0 +1,104 @@
+//! Frames the client sends to the gateway (`c→s`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::DecodeError;
+
+/// Every client→server frame of the protocol.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum ClientFrame {
+    #[serde(rename = "hello")]
+    Hello(Hello),
+    #[serde(rename = "ping")]
+    Ping(Ping),
+    #[serde(rename = "channel.list")]
+    ChannelList(Empty),
+    #[serde(rename = "channel.create")]
+    ChannelCreate(ChannelCreate),
+    #[serde(rename = "channel.rename")]
+    ChannelRename(ChannelRename),
+    #[serde(rename = "channel.delete")]
+    ChannelDelete(ChannelRef),
+    #[serde(rename = "message.send")]
+    MessageSend(MessageSend),
+    #[serde(rename = "turn.cancel")]
+    TurnCancel(ChannelRef),
+    #[serde(rename = "history.get")]
+    HistoryGet(HistoryGet),
+    /// A frame type this side does not know: ignored (§1).
+    #[serde(other)]
+    Unknown,
+}
+
+impl ClientFrame {
+    /// Tolerant decode of one text frame (used by the gateway).
+    pub fn decode(text: &str) -> Result<Self, DecodeError> {
+        crate::decode(text)
+    }
+
+    /// The frame as JSON text.
+    pub fn encode(&self) -> String {
+        crate::encode(self)
+    }
+}
+
+/// A frame without fields, such as `channel.list {}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Empty {}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hello {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    pub device_id: String,
+    pub client: String,
+    pub protocol: u32,
+}
+
+/// `ping {t}` and `pong {t}`: `t` is echoed untouched, whatever JSON it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ping {
+    pub t: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChannelCreate {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_ref: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChannelRename {
+    pub channel_id: String,
+    pub title: String,
+}
+
+/// A frame that names one channel: `channel.delete`, `turn.cancel`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChannelRef {
+    pub channel_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MessageSend {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel_id: Option<String>,
+    pub text: String,
+    pub client_msg_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_thread: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryGet {
+    pub channel_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+}

@@ -1,0 +1,377 @@
+//! Frames the gateway sends to the client (`s→c`), and history items.
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::{DecodeError, ErrorCode, Ping};
+
+/// Every server→client frame of the protocol.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum ServerFrame {
+    #[serde(rename = "ready")]
+    Ready(Ready),
+    #[serde(rename = "pong")]
+    Pong(Ping),
+    #[serde(rename = "error")]
+    Error(ErrorFrame),
+    #[serde(rename = "channel.list")]
+    ChannelList(ChannelList),
+    #[serde(rename = "channel.created")]
+    ChannelCreated(ChannelCreated),
+    #[serde(rename = "channel.renamed")]
+    ChannelRenamed(ChannelRenamed),
+    #[serde(rename = "channel.deleted")]
+    ChannelDeleted(ChannelDeleted),
+    #[serde(rename = "typing")]
+    Typing(Typing),
+    #[serde(rename = "message.start")]
+    MessageStart(MessageStart),
+    #[serde(rename = "message.update")]
+    MessageUpdate(MessageUpdate),
+    #[serde(rename = "message.stop")]
+    MessageStop(MessageStop),
+    #[serde(rename = "message")]
+    Message(InChannel<MessageItem>),
+    #[serde(rename = "commentary")]
+    Commentary(InChannel<CommentaryItem>),
+    #[serde(rename = "tool.start")]
+    ToolStart(ToolStart),
+    #[serde(rename = "tool.progress")]
+    ToolProgress(ToolProgress),
+    #[serde(rename = "tool.end")]
+    ToolEnd(ToolEnd),
+    #[serde(rename = "history")]
+    History(History),
+    /// A frame type this side does not know: ignored (§1).
+    #[serde(other)]
+    Unknown,
+}
+
+impl ServerFrame {
+    /// Tolerant decode of one text frame (used by the client).
+    pub fn decode(text: &str) -> Result<Self, DecodeError> {
+        crate::decode(text)
+    }
+
+    /// The frame as JSON text.
+    pub fn encode(&self) -> String {
+        crate::encode(self)
+    }
+
+    /// The channel this frame is about, if any.
+    pub fn channel_id(&self) -> Option<&str> {
+        use ServerFrame as F;
+        Some(match self {
+            F::ChannelCreated(f) => &f.channel.channel_id,
+            F::ChannelRenamed(f) => &f.channel_id,
+            F::ChannelDeleted(f) => &f.channel_id,
+            F::Typing(f) => &f.channel_id,
+            F::MessageStart(f) => &f.channel_id,
+            F::MessageUpdate(f) => &f.channel_id,
+            F::MessageStop(f) => &f.channel_id,
+            F::Message(f) => &f.channel_id,
+            F::Commentary(f) => &f.channel_id,
+            F::ToolStart(f) => &f.channel_id,
+            F::ToolProgress(f) => &f.channel_id,
+            F::ToolEnd(f) => &f.channel_id,
+            F::History(f) => &f.channel_id,
+            F::Error(f) => return f.channel_id.as_deref(),
+            F::Ready(_) | F::Pong(_) | F::ChannelList(_) | F::Unknown => return None,
+        })
+    }
+}
+
+/// A thread as listed by `ready` and `channel.list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Channel {
+    pub channel_id: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub created_at: i64,
+    #[serde(default)]
+    pub updated_at: i64,
+    /// Minted by auto-threading.
+    #[serde(default)]
+    pub auto: bool,
+    /// Highest `seq` in the channel's log (0 when empty).
+    #[serde(default)]
+    pub last_seq: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ready {
+    pub protocol: u32,
+    #[serde(default)]
+    pub server: String,
+    #[serde(default)]
+    pub device_id: String,
+    #[serde(default)]
+    pub channels: Vec<Channel>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorFrame {
+    pub code: ErrorCode,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_msg_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChannelList {
+    pub channels: Vec<Channel>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChannelCreated {
+    pub channel: Channel,
+    #[serde(default)]
+    pub auto: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_ref: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_msg_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChannelRenamed {
+    pub channel_id: String,
+    pub title: String,
+    /// The gateway's better (LLM) title for an auto thread.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub auto: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChannelDeleted {
+    pub channel_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Typing {
+    pub channel_id: String,
+    pub on: bool,
+}
+
+/// Who wrote a message. Roles this side does not know decode to `Other`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    #[default]
+    Assistant,
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MessageStart {
+    pub channel_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    pub message_id: String,
+    #[serde(default)]
+    pub role: Role,
+    #[serde(default)]
+    pub ts: i64,
+}
+
+/// A full snapshot of a streaming bubble's text (never a delta).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MessageUpdate {
+    pub channel_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    pub message_id: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MessageStop {
+    pub channel_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    pub message_id: String,
+    pub seq: u64,
+    pub final_text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+    #[serde(default)]
+    pub ts: i64,
+}
+
+/// A live frame that carries a logged item plus the channel it belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InChannel<T> {
+    pub channel_id: String,
+    #[serde(flatten)]
+    pub item: T,
+}
+
+/// A final user or assistant message, live (`message`) or from history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MessageItem {
+    pub seq: u64,
+    pub message_id: String,
+    #[serde(default)]
+    pub role: Role,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+    #[serde(default)]
+    pub ts: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_msg_id: Option<String>,
+}
+
+/// An interim beat of the agent, live (`commentary`) or from history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommentaryItem {
+    pub seq: u64,
+    pub message_id: String,
+    pub text: String,
+    #[serde(default)]
+    pub ts: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolStart {
+    pub channel_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    pub index: u32,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emoji: Option<String>,
+    #[serde(default)]
+    pub preview: String,
+    #[serde(default)]
+    pub args: serde_json::Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolProgress {
+    pub channel_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    pub index: u32,
+    #[serde(default)]
+    pub name: String,
+    pub note: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolEnd {
+    pub channel_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    pub index: u32,
+    pub seq: u64,
+    #[serde(default)]
+    pub name: String,
+    pub ok: bool,
+    #[serde(default)]
+    pub duration: f64,
+    #[serde(default)]
+    pub output_preview: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+}
+
+/// A completed tool call as logged (history item `tool`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolItem {
+    pub seq: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    pub index: u32,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emoji: Option<String>,
+    #[serde(default)]
+    pub preview: String,
+    #[serde(default)]
+    pub args: serde_json::Value,
+    pub ok: bool,
+    #[serde(default)]
+    pub duration: f64,
+    #[serde(default)]
+    pub output_preview: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    #[serde(default)]
+    pub ts: i64,
+}
+
+/// One logged item of a `history` page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum HistoryItem {
+    #[serde(rename = "message")]
+    Message(MessageItem),
+    #[serde(rename = "commentary")]
+    Commentary(CommentaryItem),
+    #[serde(rename = "tool")]
+    Tool(ToolItem),
+    /// An item of a type this side does not know, or a malformed one: skipped
+    /// without losing the rest of the page.
+    #[serde(other)]
+    Unknown,
+}
+
+impl HistoryItem {
+    /// The item's `seq`, if it is one this side understands.
+    pub fn seq(&self) -> Option<u64> {
+        match self {
+            HistoryItem::Message(m) => Some(m.seq),
+            HistoryItem::Commentary(c) => Some(c.seq),
+            HistoryItem::Tool(t) => Some(t.seq),
+            HistoryItem::Unknown => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct History {
+    pub channel_id: String,
+    #[serde(deserialize_with = "lenient_items")]
+    pub items: Vec<HistoryItem>,
+    #[serde(default)]
+    pub has_more: bool,
+}
+
+/// Decodes a page item by item, so one bad item does not drop the page.
+fn lenient_items<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<HistoryItem>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Lenient {
+        Item(HistoryItem),
+        Bad(serde::de::IgnoredAny),
+    }
+    let raw: Vec<Lenient> = Vec::deserialize(d)?;
+    Ok(raw
+        .into_iter()
+        .map(|l| match l {
+            Lenient::Item(i) => i,
+            Lenient::Bad(_) => HistoryItem::Unknown,
+        })
+        .collect())
+}

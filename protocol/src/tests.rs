@@ -1,0 +1,370 @@
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::*;
+
+fn round_trip_server(frame: ServerFrame) {
+    let text = frame.encode();
+    assert_eq!(ServerFrame::decode(&text), Ok(frame), "{text}");
+}
+
+fn round_trip_client(frame: ClientFrame) {
+    let text = frame.encode();
+    assert_eq!(ClientFrame::decode(&text), Ok(frame), "{text}");
+}
+
+fn channel() -> Channel {
+    Channel {
+        channel_id: "c1".into(),
+        title: "Repo tour".into(),
+        created_at: 1_700_000_000_000,
+        updated_at: 1_700_000_000_500,
+        auto: true,
+        last_seq: 9,
+        preview: Some("The repo has…".into()),
+    }
+}
+
+fn message_item() -> MessageItem {
+    MessageItem {
+        seq: 7,
+        message_id: "m1".into(),
+        role: Role::User,
+        text: "summarize the repo".into(),
+        reasoning: Some("think".into()),
+        model: Some("demo".into()),
+        tokens: Some(42),
+        ts: 5,
+        turn_id: Some("t1".into()),
+        client_msg_id: Some("k1".into()),
+    }
+}
+
+fn tool_item() -> ToolItem {
+    ToolItem {
+        seq: 8,
+        turn_id: Some("t1".into()),
+        index: 1,
+        name: "terminal".into(),
+        emoji: Some("🛠️".into()),
+        preview: "ls -la".into(),
+        args: json!({"command": "ls -la"}),
+        ok: true,
+        duration: 0.4,
+        output_preview: "12 files".into(),
+        output: Some("a\nb".into()),
+        ts: 9,
+    }
+}
+
+#[test]
+fn every_server_frame_round_trips() {
+    let c = || "c1".to_string();
+    let t = || Some("t1".to_string());
+    let frames = vec![
+        ServerFrame::Ready(Ready {
+            protocol: 1,
+            server: "aria-gateway/0.1".into(),
+            device_id: "d1".into(),
+            channels: vec![channel()],
+        }),
+        ServerFrame::Pong(Ping { t: json!(123) }),
+        ServerFrame::Error(ErrorFrame {
+            code: ErrorCode::TooLarge,
+            message: "too big".into(),
+            channel_id: Some(c()),
+            client_msg_id: Some("k1".into()),
+        }),
+        ServerFrame::ChannelList(ChannelList {
+            channels: vec![channel()],
+        }),
+        ServerFrame::ChannelCreated(ChannelCreated {
+            channel: channel(),
+            auto: true,
+            client_ref: Some("r".into()),
+            client_msg_id: Some("k1".into()),
+        }),
+        ServerFrame::ChannelRenamed(ChannelRenamed {
+            channel_id: c(),
+            title: "Better".into(),
+            auto: true,
+        }),
+        ServerFrame::ChannelDeleted(ChannelDeleted { channel_id: c() }),
+        ServerFrame::Typing(Typing {
+            channel_id: c(),
+            on: true,
+        }),
+        ServerFrame::MessageStart(MessageStart {
+            channel_id: c(),
+            turn_id: t(),
+            message_id: "m1".into(),
+            role: Role::Assistant,
+            ts: 3,
+        }),
+        ServerFrame::MessageUpdate(MessageUpdate {
+            channel_id: c(),
+            turn_id: t(),
+            message_id: "m1".into(),
+            text: "Let me look…".into(),
+        }),
+        ServerFrame::MessageStop(MessageStop {
+            channel_id: c(),
+            turn_id: t(),
+            message_id: "m1".into(),
+            seq: 10,
+            final_text: "done".into(),
+            reasoning: Some("r".into()),
+            model: Some("demo".into()),
+            tokens: Some(42),
+            ts: 4,
+        }),
+        ServerFrame::Message(InChannel {
+            channel_id: c(),
+            item: message_item(),
+        }),
+        ServerFrame::Commentary(InChannel {
+            channel_id: c(),
+            item: CommentaryItem {
+                seq: 9,
+                message_id: "m2".into(),
+                text: "Found 12 files.".into(),
+                ts: 1,
+                turn_id: t(),
+            },
+        }),
+        ServerFrame::ToolStart(ToolStart {
+            channel_id: c(),
+            turn_id: t(),
+            index: 1,
+            name: "terminal".into(),
+            emoji: Some("🛠️".into()),
+            preview: "ls -la".into(),
+            args: json!({"command": "ls -la"}),
+        }),
+        ServerFrame::ToolProgress(ToolProgress {
+            channel_id: c(),
+            turn_id: t(),
+            index: 1,
+            name: "terminal".into(),
+            note: "half way".into(),
+        }),
+        ServerFrame::ToolEnd(ToolEnd {
+            channel_id: c(),
+            turn_id: t(),
+            index: 1,
+            seq: 8,
+            name: "terminal".into(),
+            ok: false,
+            duration: 0.4,
+            output_preview: "12 files".into(),
+            output: Some("full".into()),
+        }),
+        ServerFrame::History(History {
+            channel_id: c(),
+            items: vec![
+                HistoryItem::Message(message_item()),
+                HistoryItem::Commentary(CommentaryItem {
+                    seq: 9,
+                    message_id: "m2".into(),
+                    text: "x".into(),
+                    ts: 1,
+                    turn_id: None,
+                }),
+                HistoryItem::Tool(tool_item()),
+            ],
+            has_more: true,
+        }),
+    ];
+    for f in frames {
+        round_trip_server(f);
+    }
+}
+
+#[test]
+fn every_client_frame_round_trips() {
+    let frames = vec![
+        ClientFrame::Hello(Hello {
+            token: Some("s3cret".into()),
+            device_id: "d1".into(),
+            client: "aria-web/0.1.0".into(),
+            protocol: 1,
+        }),
+        ClientFrame::Ping(Ping { t: json!(17.5) }),
+        ClientFrame::ChannelList(Empty {}),
+        ClientFrame::ChannelCreate(ChannelCreate {
+            title: Some("x".into()),
+            client_ref: Some("r1".into()),
+        }),
+        ClientFrame::ChannelRename(ChannelRename {
+            channel_id: "c1".into(),
+            title: "y".into(),
+        }),
+        ClientFrame::ChannelDelete(ChannelRef {
+            channel_id: "c1".into(),
+        }),
+        ClientFrame::MessageSend(MessageSend {
+            channel_id: None,
+            text: "hi".into(),
+            client_msg_id: "k1".into(),
+            auto_thread: Some(true),
+        }),
+        ClientFrame::TurnCancel(ChannelRef {
+            channel_id: "c1".into(),
+        }),
+        ClientFrame::HistoryGet(HistoryGet {
+            channel_id: "c1".into(),
+            before: Some(10),
+            after: None,
+            limit: Some(200),
+        }),
+    ];
+    for f in frames {
+        round_trip_client(f);
+    }
+}
+
+#[test]
+fn wire_names_match_the_contract() {
+    let f = ClientFrame::HistoryGet(HistoryGet {
+        channel_id: "c".into(),
+        before: None,
+        after: Some(3),
+        limit: None,
+    });
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&f.encode()).unwrap(),
+        json!({"type": "history.get", "channel_id": "c", "after": 3})
+    );
+    let m = ServerFrame::Message(InChannel {
+        channel_id: "c".into(),
+        item: message_item(),
+    });
+    let v: serde_json::Value = serde_json::from_str(&m.encode()).unwrap();
+    assert_eq!(v["type"], "message");
+    assert_eq!(v["channel_id"], "c");
+    assert_eq!(v["role"], "user");
+    assert_eq!(v["client_msg_id"], "k1");
+}
+
+#[test]
+fn unknown_types_and_fields_are_ignored() {
+    assert_eq!(
+        ServerFrame::decode(r#"{"type":"future.thing","x":1}"#),
+        Ok(ServerFrame::Unknown)
+    );
+    assert_eq!(
+        ClientFrame::decode(r#"{"type":"nope"}"#),
+        Ok(ClientFrame::Unknown)
+    );
+    let f = ServerFrame::decode(
+        r#"{"type":"typing","channel_id":"c","on":true,"extra":{"deep":[1,2]}}"#,
+    );
+    assert_eq!(
+        f,
+        Ok(ServerFrame::Typing(Typing {
+            channel_id: "c".into(),
+            on: true
+        }))
+    );
+}
+
+#[test]
+fn malformed_frames_are_errors_that_name_the_type() {
+    let e = ServerFrame::decode(r#"{"type":"message.update","channel_id":"c","text":"x"}"#)
+        .unwrap_err();
+    assert_eq!(e.frame_type.as_deref(), Some("message.update"));
+    assert!(e.reason.contains("message_id"), "{}", e.reason);
+    assert!(e.to_string().starts_with("malformed `message.update` frame"));
+
+    for bad in [
+        "",
+        "not json",
+        "[]",
+        "{}",
+        r#"{"type":5}"#,
+        r#"{"type":"typing","channel_id":"c","on":"yes"}"#,
+        r#"{"type":"message.stop","channel_id":"c","message_id":"m","seq":-1,"final_text":""}"#,
+    ] {
+        assert!(ServerFrame::decode(bad).is_err(), "{bad:?} should not decode");
+    }
+}
+
+#[test]
+fn one_bad_history_item_does_not_drop_the_page() {
+    let page = json!({
+        "type": "history", "channel_id": "c", "has_more": false,
+        "items": [
+            {"type": "commentary", "seq": 1, "message_id": "a", "text": "ok", "ts": 0},
+            {"type": "message", "seq": "two"},
+            {"type": "poll", "seq": 3},
+            {"type": "commentary", "seq": 4, "message_id": "b", "text": "ok", "ts": 0}
+        ]
+    });
+    let Ok(ServerFrame::History(h)) = ServerFrame::decode(&page.to_string()) else {
+        panic!("page should decode");
+    };
+    let seqs: Vec<_> = h.items.iter().map(HistoryItem::seq).collect();
+    assert_eq!(seqs, vec![Some(1), None, None, Some(4)]);
+}
+
+#[test]
+fn titles_follow_the_length_rule() {
+    assert_eq!(valid_title("  Hi  "), Some("Hi"));
+    assert_eq!(valid_title("   "), None);
+    assert!(valid_title(&"é".repeat(120)).is_some());
+    assert!(valid_title(&"é".repeat(121)).is_none());
+}
+
+fn arb_json() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::from),
+        any::<i64>().prop_map(serde_json::Value::from),
+        any::<f64>().prop_map(serde_json::Value::from),
+        "[a-z_.]{0,12}".prop_map(serde_json::Value::from),
+    ];
+    leaf.prop_recursive(4, 64, 8, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..8).prop_map(serde_json::Value::from),
+            prop::collection::hash_map(
+                prop_oneof![
+                    Just("type".to_string()),
+                    Just("channel_id".to_string()),
+                    Just("seq".to_string()),
+                    Just("items".to_string()),
+                    "[a-z_]{1,10}"
+                ],
+                inner,
+                0..8
+            )
+            .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+const TYPES: &[&str] = &[
+    "ready", "pong", "error", "channel.list", "channel.created", "channel.renamed",
+    "channel.deleted", "typing", "message.start", "message.update", "message.stop",
+    "message", "commentary", "tool.start", "tool.progress", "tool.end", "history",
+    "hello", "ping", "channel.create", "channel.rename", "channel.delete", "message.send",
+    "turn.cancel", "history.get",
+];
+
+proptest! {
+    #[test]
+    fn decoding_arbitrary_bytes_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = ServerFrame::decode(&text);
+        let _ = ClientFrame::decode(&text);
+    }
+
+    #[test]
+    fn decoding_arbitrary_json_never_panics(mut v in arb_json(), t in 0..TYPES.len()) {
+        if let serde_json::Value::Object(m) = &mut v {
+            m.insert("type".into(), TYPES[t].into());
+        }
+        let text = v.to_string();
+        let _ = ServerFrame::decode(&text);
+        let _ = ClientFrame::decode(&text);
+    }
+}

@@ -1,0 +1,10 @@
+//! aria-web: a chat client for AI-agent gateways (Leptos, compiled to wasm).
+//!
+//! Data flows one way: socket text → `protocol` decode → `store::Store::apply`
+//! (pure) → reactive view state → `ui` components. Everything except `net`
+//! and `ui` is plain Rust and tested on the host.
+
+/// The wire types, shared with the reference gateway.
+pub use aria_protocol as protocol;
+
+pub mod render;

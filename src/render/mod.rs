@@ -1,0 +1,1 @@
+//! Pure text → HTML and text → text helpers.
