@@ -8,3 +8,4 @@
 pub use aria_protocol as protocol;
 
 pub mod render;
+pub mod store;

@@ -1,0 +1,715 @@
+//! `Store::apply`: how each server frame changes the state. Tolerant of
+//! frames out of order, repeated or about unknown ids: the worst a bad frame
+//! can do is be ignored.
+
+use super::channel::{ChannelState, PageRequest};
+use super::row::{message_key, send_key, tool_key, Answer, Row, RowBody, ToolCall, ToolState};
+use super::timeline::Upsert;
+use super::turn::{Turn, WorkEvent};
+use super::{Change, Effect, Store, NEW_THREAD};
+use crate::protocol::{
+    Channel, ChannelCreated, ClientFrame, Empty, ErrorCode, ErrorFrame, History, HistoryItem,
+    MessageStart, MessageStop, ServerFrame, ToolEnd, ToolProgress, ToolStart,
+};
+
+/// Longest thread preview kept, in characters.
+const PREVIEW_CHARS: usize = 120;
+/// Most `tool.progress` notes kept per tool card.
+const MAX_NOTES: usize = 20;
+
+impl Store {
+    /// Applies one decoded frame. `now_ms` is the client clock.
+    pub fn apply(&mut self, frame: ServerFrame, now_ms: f64) -> Vec<Effect> {
+        use ServerFrame as F;
+        self.diagnostics.frames += 1;
+        match frame {
+            F::Ready(r) => {
+                self.server = r.server;
+                self.online = true;
+                self.on_ready(r.channels)
+            }
+            F::ChannelList(l) => {
+                self.merge_channels(l.channels);
+                self.end_stale_turns();
+                Vec::new()
+            }
+            F::Error(e) => self.on_error(e),
+            F::ChannelCreated(c) => self.on_channel_created(c),
+            F::ChannelRenamed(r) => {
+                if let Some(c) = self.channels.get_mut(&r.channel_id) {
+                    c.meta.title = r.title;
+                    c.meta.auto = c.meta.auto || r.auto;
+                    self.changes.push(Change::Channels);
+                }
+                Vec::new()
+            }
+            F::ChannelDeleted(d) => self.remove_channel(&d.channel_id),
+            F::Typing(t) => {
+                if let Some(c) = self.channels.get_mut(&t.channel_id) {
+                    c.typing = t.on;
+                    if t.on {
+                        self.ensure_turn(&t.channel_id, None, now_ms);
+                    } else {
+                        self.end_turn(&t.channel_id);
+                    }
+                    self.changes.push(Change::Turn(t.channel_id));
+                    self.changes.push(Change::Channels);
+                }
+                Vec::new()
+            }
+            F::MessageStart(s) => {
+                self.on_message_start(s, now_ms);
+                Vec::new()
+            }
+            F::MessageUpdate(u) => {
+                self.on_snapshot(&u.channel_id, u.turn_id, &u.message_id, u.text, now_ms);
+                Vec::new()
+            }
+            F::MessageStop(s) => self.on_message_stop(s),
+            F::Message(m) => {
+                let own = self.delivered(&m.channel_id, m.item.client_msg_id.as_deref());
+                let mut effects = own.clone();
+                let row = Row::from_message(m.item);
+                effects.extend(self.put_logged(&m.channel_id, row, own.is_empty()));
+                effects
+            }
+            F::Commentary(c) => {
+                let text = c.item.text.clone();
+                let row = Row::from_commentary(c.item);
+                let turn = self.ensure_turn(&c.channel_id, row.turn.as_deref(), now_ms);
+                let mut row = row;
+                row.turn = turn;
+                if let Some(t) = self.turn_mut(&c.channel_id) {
+                    t.push_event(WorkEvent::Commentary(text));
+                    self.changes.push(Change::Turn(c.channel_id.clone()));
+                }
+                self.put_logged(&c.channel_id, row, true)
+            }
+            F::ToolStart(t) => {
+                self.on_tool_start(t, now_ms);
+                Vec::new()
+            }
+            F::ToolProgress(p) => {
+                self.on_tool_progress(p, now_ms);
+                Vec::new()
+            }
+            F::ToolEnd(e) => self.on_tool_end(e, now_ms),
+            F::History(h) => self.on_history(h),
+            F::Pong(_) | F::Unknown => Vec::new(),
+        }
+    }
+
+    // ----- connection and channels -----
+
+    fn on_ready(&mut self, channels: Vec<Channel>) -> Vec<Effect> {
+        for c in self.channels.values_mut() {
+            c.typing = false;
+            if let Some(t) = &mut c.turn {
+                t.stale = true;
+            }
+        }
+        self.merge_channels(channels);
+        let mut effects = Vec::new();
+        // Answered after the gateway's re-sends of running turns: whatever
+        // is still stale then has ended while this client was away.
+        effects.push(Effect::Send(ClientFrame::ChannelList(Empty {})));
+        let loaded: Vec<(String, u64)> = self
+            .channels
+            .values()
+            .filter(|c| c.loaded)
+            .map(|c| (c.meta.channel_id.clone(), c.contiguous_seq))
+            .collect();
+        for (id, seq) in loaded {
+            effects.extend(self.request_page(&id, PageRequest::After(seq)));
+        }
+        match self.active.clone() {
+            Some(id) if !self.channels.contains_key(&id) => {
+                self.notify("That thread does not exist on this gateway.".into());
+                self.active = None;
+                self.changes.push(Change::Active);
+                effects.push(Effect::Navigate(None));
+            }
+            Some(id) => effects.extend(self.open(Some(id))),
+            None => {}
+        }
+        let resend: Vec<_> = self
+            .outbox
+            .iter()
+            .filter(|e| e.failed.is_none())
+            .cloned()
+            .collect();
+        for entry in resend {
+            effects.extend(self.send_entry(&entry));
+        }
+        effects
+    }
+
+    /// Replaces the thread list, keeping what is loaded of threads that stay.
+    fn merge_channels(&mut self, list: Vec<Channel>) {
+        let ids: std::collections::HashSet<&str> =
+            list.iter().map(|c| c.channel_id.as_str()).collect();
+        let gone: Vec<String> = self
+            .channels
+            .keys()
+            .filter(|id| !ids.contains(id.as_str()))
+            .cloned()
+            .collect();
+        for id in gone {
+            self.remove_channel(&id);
+        }
+        for meta in list {
+            match self.channels.get_mut(&meta.channel_id) {
+                Some(c) => {
+                    // The log may know more than the list snapshot did.
+                    let last_seq = c.meta.last_seq.max(meta.last_seq);
+                    c.meta = meta;
+                    c.meta.last_seq = last_seq;
+                }
+                None => {
+                    self.channels
+                        .insert(meta.channel_id.clone(), ChannelState::new(meta));
+                }
+            }
+        }
+        self.changes.push(Change::Channels);
+    }
+
+    fn remove_channel(&mut self, id: &str) -> Vec<Effect> {
+        if self.channels.remove(id).is_none() {
+            return Vec::new();
+        }
+        self.changes.push(Change::Channels);
+        if self.active.as_deref() == Some(id) {
+            self.active = None;
+            self.changes.push(Change::Active);
+            return vec![Effect::Navigate(None)];
+        }
+        Vec::new()
+    }
+
+    fn on_channel_created(&mut self, created: ChannelCreated) -> Vec<Effect> {
+        let id = created.channel.channel_id.clone();
+        if !self.channels.contains_key(&id) {
+            self.channels
+                .insert(id.clone(), ChannelState::new_empty(created.channel));
+        }
+        self.changes.push(Change::Channels);
+        let jump = match &created.client_msg_id {
+            Some(cmid) => self.relocate_pending(cmid, &id),
+            None => false,
+        };
+        if jump {
+            self.active = Some(id.clone());
+            self.changes.push(Change::Active);
+            return vec![Effect::Navigate(Some(id)), Effect::PersistOutbox];
+        }
+        Vec::new()
+    }
+
+    /// Moves a pending auto-thread send into the thread the gateway minted
+    /// for it. True when the user was looking at it, so the app follows.
+    fn relocate_pending(&mut self, client_msg_id: &str, to: &str) -> bool {
+        let Some(i) = self.outbox_index(client_msg_id) else {
+            return false;
+        };
+        let from = self.outbox[i].channel_id.clone().unwrap_or_default();
+        if from == to {
+            return false;
+        }
+        self.outbox[i].channel_id = Some(to.to_string());
+        let key = send_key(client_msg_id);
+        let row = self.timeline_mut(&from).and_then(|t| t.remove(&key));
+        if let (Some(row), Some(c)) = (row, self.channels.get_mut(to)) {
+            c.timeline.upsert(row);
+            self.changes.push(Change::Order(to.to_string()));
+        }
+        self.changes.push(Change::Order(from.clone()));
+        self.active.as_deref().unwrap_or(NEW_THREAD) == from
+    }
+
+    /// The echo of one of this client's sends arrived: it is delivered.
+    fn delivered(&mut self, channel: &str, client_msg_id: Option<&str>) -> Vec<Effect> {
+        let Some(cmid) = client_msg_id else {
+            return Vec::new();
+        };
+        // An echo in another thread than the bubble (auto-thread without a
+        // `channel.created` seen): move the bubble along first.
+        let jump = self.relocate_pending(cmid, channel);
+        let Some(i) = self.outbox_index(cmid) else {
+            return Vec::new();
+        };
+        self.outbox.remove(i);
+        let mut effects = vec![Effect::PersistOutbox];
+        if jump {
+            self.active = Some(channel.to_string());
+            self.changes.push(Change::Active);
+            effects.push(Effect::Navigate(Some(channel.to_string())));
+        }
+        effects
+    }
+
+    fn on_error(&mut self, e: ErrorFrame) -> Vec<Effect> {
+        if let Some(cmid) = &e.client_msg_id {
+            if let Some(i) = self.outbox_index(cmid) {
+                let why = if e.message.is_empty() {
+                    format!("The gateway refused this message ({:?}).", e.code)
+                } else {
+                    e.message.clone()
+                };
+                self.outbox[i].failed = Some(why);
+                let entry = self.outbox[i].clone();
+                self.show_pending(&entry);
+                return vec![Effect::PersistOutbox];
+            }
+        }
+        if let Some(id) = &e.channel_id {
+            if let Some(c) = self.channels.get_mut(id) {
+                // A failed page request would otherwise spin forever.
+                c.requests.clear();
+            }
+            if e.code == ErrorCode::NotFound {
+                self.notify("That thread no longer exists.".into());
+                return self.remove_channel(id);
+            }
+        }
+        if !e.code.is_fatal() {
+            let text = if e.message.is_empty() {
+                format!("The gateway reported an error ({:?}).", e.code)
+            } else {
+                e.message
+            };
+            self.notify(text);
+        }
+        Vec::new()
+    }
+
+    // ----- turns -----
+
+    fn turn_mut(&mut self, channel: &str) -> Option<&mut Turn> {
+        self.channels.get_mut(channel)?.turn.as_mut()
+    }
+
+    /// The turn a frame belongs to, starting one if needed. Gateways that
+    /// send no `turn_id` get one made up that lasts until typing stops.
+    fn ensure_turn(&mut self, channel: &str, turn_id: Option<&str>, now_ms: f64) -> Option<String> {
+        let c = self.channels.get_mut(channel)?;
+        match (turn_id, &mut c.turn) {
+            (Some(id), Some(t)) if t.id == id => {
+                t.stale = false;
+                return Some(t.id.clone());
+            }
+            (None, Some(t)) => {
+                t.stale = false;
+                return Some(t.id.clone());
+            }
+            (Some(_), Some(_)) => self.end_turn(channel),
+            (_, None) => {}
+        }
+        let c = self.channels.get_mut(channel)?;
+        let id = match turn_id {
+            Some(id) => id.to_string(),
+            None => {
+                c.implicit_turns += 1;
+                format!("~{}", c.implicit_turns)
+            }
+        };
+        c.turn = Some(Turn::new(id.clone(), now_ms));
+        self.changes.push(Change::Turn(channel.to_string()));
+        self.changes.push(Change::Channels);
+        Some(id)
+    }
+
+    /// The turn is over: tools that never ended have an unknown outcome,
+    /// bubbles that never stopped stay as interim text.
+    fn end_turn(&mut self, channel: &str) {
+        let Some(c) = self.channels.get_mut(channel) else {
+            return;
+        };
+        let Some(turn) = c.turn.take() else {
+            return;
+        };
+        for key in turn.tools.iter().chain(turn.bubbles.iter()) {
+            let Some(row) = c.timeline.get_mut(key) else {
+                continue;
+            };
+            let changed = match &mut row.body {
+                RowBody::Tool(t) if t.state == ToolState::Running => {
+                    t.state = ToolState::Unknown;
+                    true
+                }
+                RowBody::Assistant(a) if a.streaming => {
+                    a.streaming = false;
+                    a.interim = true;
+                    true
+                }
+                _ => false,
+            };
+            if changed {
+                self.changes.push(Change::Row(channel.to_string(), key.clone()));
+            }
+        }
+        self.changes.push(Change::Turn(channel.to_string()));
+        self.changes.push(Change::Channels);
+    }
+
+    fn end_stale_turns(&mut self) {
+        let stale: Vec<String> = self
+            .channels
+            .values()
+            .filter(|c| c.turn.as_ref().is_some_and(|t| t.stale))
+            .map(|c| c.meta.channel_id.clone())
+            .collect();
+        for id in stale {
+            self.end_turn(&id);
+        }
+    }
+
+    // ----- streaming answers -----
+
+    fn on_message_start(&mut self, s: MessageStart, now_ms: f64) {
+        if let Some(c) = self.channels.get_mut(&s.channel_id) {
+            // The typing dots give way to the bubble.
+            c.typing = false;
+        }
+        self.changes.push(Change::Turn(s.channel_id.clone()));
+        self.on_snapshot(&s.channel_id, s.turn_id, &s.message_id, String::new(), now_ms);
+    }
+
+    /// A `message.start` (empty text) or `message.update` snapshot.
+    fn on_snapshot(
+        &mut self,
+        channel: &str,
+        turn_id: Option<String>,
+        message_id: &str,
+        text: String,
+        now_ms: f64,
+    ) {
+        let Some(turn) = self.ensure_turn(channel, turn_id.as_deref(), now_ms) else {
+            return;
+        };
+        let key = message_key(message_id);
+        let Some(c) = self.channels.get_mut(channel) else {
+            return;
+        };
+        if let Some(t) = &mut c.turn {
+            t.add_bubble(&key);
+            t.answered = true;
+        }
+        match c.timeline.get_mut(&key) {
+            Some(row) => {
+                let RowBody::Assistant(a) = &mut row.body else {
+                    return;
+                };
+                // A stopped bubble keeps its final text; an empty start
+                // re-sent on resume keeps the text streamed so far.
+                if !a.streaming || a.text == text || (text.is_empty() && !a.text.is_empty()) {
+                    return;
+                }
+                a.text = text;
+                self.changes.push(Change::Row(channel.to_string(), key));
+            }
+            None => {
+                c.timeline.upsert(Row {
+                    key,
+                    seq: None,
+                    turn: Some(turn),
+                    ts: now_ms as i64,
+                    body: RowBody::Assistant(Answer {
+                        text,
+                        streaming: true,
+                        ..Answer::default()
+                    }),
+                });
+                self.changes.push(Change::Order(channel.to_string()));
+            }
+        }
+        self.changes.push(Change::Turn(channel.to_string()));
+    }
+
+    fn on_message_stop(&mut self, s: MessageStop) -> Vec<Effect> {
+        let key = message_key(&s.message_id);
+        let turn = match self.turn_mut(&s.channel_id) {
+            Some(t) => {
+                t.answered = true;
+                t.bubbles.retain(|b| *b != key);
+                Some(t.id.clone())
+            }
+            None => None,
+        };
+        let row = Row {
+            key,
+            seq: Some(s.seq),
+            turn: s.turn_id.or(turn),
+            ts: s.ts,
+            body: RowBody::Assistant(Answer {
+                text: s.final_text,
+                reasoning: s.reasoning,
+                model: s.model,
+                tokens: s.tokens,
+                ..Answer::default()
+            }),
+        };
+        self.changes.push(Change::Turn(s.channel_id.clone()));
+        self.put_logged(&s.channel_id, row, true)
+    }
+
+    // ----- tools -----
+
+    fn on_tool_start(&mut self, t: ToolStart, now_ms: f64) {
+        let Some(turn) = self.ensure_turn(&t.channel_id, t.turn_id.as_deref(), now_ms) else {
+            return;
+        };
+        let key = tool_key(&turn, t.index);
+        let Some(c) = self.channels.get_mut(&t.channel_id) else {
+            return;
+        };
+        if let Some(tr) = &mut c.turn {
+            tr.add_tool(&key);
+            tr.push_event(WorkEvent::Tool(key.clone()));
+        }
+        self.changes.push(Change::Turn(t.channel_id.clone()));
+        // A re-sent start (after a reconnect) or a start after its end
+        // changes nothing already shown.
+        if c.timeline.get(&key).is_some() {
+            return;
+        }
+        c.timeline.upsert(Row {
+            key,
+            seq: None,
+            turn: Some(turn),
+            ts: now_ms as i64,
+            body: RowBody::Tool(ToolCall {
+                index: t.index,
+                name: t.name,
+                emoji: t.emoji,
+                preview: t.preview,
+                args: t.args,
+                state: ToolState::Running,
+                duration: None,
+                notes: Vec::new(),
+                output_preview: String::new(),
+                output: None,
+            }),
+        });
+        self.changes.push(Change::Order(t.channel_id));
+    }
+
+    fn on_tool_progress(&mut self, p: ToolProgress, now_ms: f64) {
+        let Some(turn) = self.ensure_turn(&p.channel_id, p.turn_id.as_deref(), now_ms) else {
+            return;
+        };
+        let key = tool_key(&turn, p.index);
+        let Some(c) = self.channels.get_mut(&p.channel_id) else {
+            return;
+        };
+        if let Some(tr) = &mut c.turn {
+            tr.push_event(WorkEvent::Note {
+                tool: key.clone(),
+                note: p.note.clone(),
+            });
+        }
+        self.changes.push(Change::Turn(p.channel_id.clone()));
+        if let Some(Row {
+            body: RowBody::Tool(call),
+            ..
+        }) = c.timeline.get_mut(&key)
+        {
+            if call.state == ToolState::Running {
+                if call.notes.len() == MAX_NOTES {
+                    call.notes.remove(0);
+                }
+                call.notes.push(p.note);
+                self.changes.push(Change::Row(p.channel_id, key));
+            }
+        }
+    }
+
+    fn on_tool_end(&mut self, e: ToolEnd, now_ms: f64) -> Vec<Effect> {
+        let turn = match (&e.turn_id, self.turn_mut(&e.channel_id)) {
+            (Some(id), _) => Some(id.clone()),
+            (None, Some(t)) => Some(t.id.clone()),
+            (None, None) => None,
+        };
+        let key = match &turn {
+            Some(turn) => tool_key(turn, e.index),
+            None => format!("t:?:{}", e.seq),
+        };
+        let started = match self.row(&e.channel_id, &key) {
+            Some(Row {
+                body: RowBody::Tool(call),
+                ts,
+                ..
+            }) => Some((call.clone(), *ts)),
+            _ => None,
+        };
+        let (mut call, ts) = started.unwrap_or_else(|| {
+            (
+                ToolCall {
+                    index: e.index,
+                    name: e.name.clone(),
+                    emoji: None,
+                    preview: String::new(),
+                    args: serde_json::Value::Null,
+                    state: ToolState::Running,
+                    duration: None,
+                    notes: Vec::new(),
+                    output_preview: String::new(),
+                    output: None,
+                },
+                now_ms as i64,
+            )
+        });
+        call.state = if e.ok { ToolState::Ok } else { ToolState::Failed };
+        call.duration = Some(e.duration);
+        call.output_preview = e.output_preview;
+        call.output = e.output;
+        if call.name.is_empty() {
+            call.name = e.name;
+        }
+        let row = Row {
+            key,
+            seq: Some(e.seq),
+            turn,
+            ts,
+            body: RowBody::Tool(call),
+        };
+        self.put_logged(&e.channel_id, row, false)
+    }
+
+    // ----- logged items and history -----
+
+    /// Shows a logged row and keeps the channel's bookkeeping: last seq,
+    /// preview, unread count, and gap detection.
+    fn put_logged(&mut self, channel: &str, row: Row, counts_unread: bool) -> Vec<Effect> {
+        let active = self.active.as_deref() == Some(channel);
+        let Some(c) = self.channels.get_mut(channel) else {
+            return Vec::new();
+        };
+        let Some(seq) = row.seq else {
+            return Vec::new();
+        };
+        let preview = row.preview_text().map(preview_of);
+        let key = row.key.clone();
+        let ts = row.ts;
+        let is_new = !c.timeline.has_seq(seq);
+        match c.timeline.upsert(row) {
+            Upsert::Inserted | Upsert::Updated { moved: true } => {
+                self.changes.push(Change::Order(channel.to_string()))
+            }
+            Upsert::Updated { moved: false } => {
+                self.changes.push(Change::Row(channel.to_string(), key))
+            }
+            Upsert::Unchanged => {}
+        }
+        if !is_new {
+            return Vec::new();
+        }
+        if seq >= c.meta.last_seq {
+            c.meta.last_seq = seq;
+            if let Some(p) = preview {
+                c.meta.preview = Some(p);
+            }
+        }
+        c.meta.updated_at = c.meta.updated_at.max(ts);
+        if counts_unread && !active {
+            c.unread = c.unread.saturating_add(1);
+        }
+        self.changes.push(Change::Channels);
+        if !c.loaded {
+            return Vec::new();
+        }
+        advance_contiguous(c);
+        if seq > c.contiguous_seq + 1 && !c.gap_fill_pending() {
+            let from = c.contiguous_seq;
+            return self.request_page(channel, PageRequest::After(from));
+        }
+        Vec::new()
+    }
+
+    fn on_history(&mut self, h: History) -> Vec<Effect> {
+        let channel = h.channel_id.clone();
+        let Some(c) = self.channels.get_mut(&channel) else {
+            return Vec::new();
+        };
+        let req = c.requests.pop_front();
+        let mut inserted = false;
+        let mut preview_update = None;
+        for item in h.items {
+            let row = match item {
+                HistoryItem::Message(m) => Row::from_message(m),
+                HistoryItem::Commentary(m) => Row::from_commentary(m),
+                HistoryItem::Tool(t) => Row::from_tool(t),
+                HistoryItem::Unknown => {
+                    self.diagnostics.dropped += 1;
+                    self.diagnostics.last_dropped =
+                        Some("history item of an unknown or malformed kind".into());
+                    self.changes.push(Change::Diagnostics);
+                    continue;
+                }
+            };
+            let seq = row.seq.unwrap_or(0);
+            if seq >= c.meta.last_seq {
+                c.meta.last_seq = seq;
+                if let Some(p) = row.preview_text() {
+                    preview_update = Some(preview_of(p));
+                }
+            }
+            let key = row.key.clone();
+            match c.timeline.upsert(row) {
+                Upsert::Inserted | Upsert::Updated { moved: true } => inserted = true,
+                Upsert::Updated { moved: false } => {
+                    self.changes.push(Change::Row(channel.clone(), key))
+                }
+                Upsert::Unchanged => {}
+            }
+        }
+        if preview_update.is_some() {
+            c.meta.preview = preview_update;
+            self.changes.push(Change::Channels);
+        }
+        if inserted {
+            self.changes.push(Change::Order(channel.clone()));
+        }
+        let mut more = None;
+        match req {
+            Some(PageRequest::Newest) => {
+                c.loaded = true;
+                c.has_older = h.has_more;
+                c.contiguous_seq = c.timeline.newest_seq().unwrap_or(0);
+                advance_contiguous(c);
+            }
+            Some(PageRequest::Before(_)) => c.has_older = h.has_more,
+            Some(PageRequest::After(_)) => {
+                advance_contiguous(c);
+                if h.has_more {
+                    more = Some(c.contiguous_seq);
+                } else {
+                    // Everything newer is here now, live rows included.
+                    c.contiguous_seq = c.contiguous_seq.max(c.timeline.newest_seq().unwrap_or(0));
+                }
+            }
+            None => {}
+        }
+        self.changes.push(Change::Channels);
+        match more {
+            Some(from) => self.request_page(&channel, PageRequest::After(from)),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// Moves the contiguous mark over seqs that are already present.
+fn advance_contiguous(c: &mut ChannelState) {
+    while c.timeline.has_seq(c.contiguous_seq + 1) {
+        c.contiguous_seq += 1;
+    }
+}
+
+fn preview_of(text: &str) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let mut out: String = line.trim().chars().take(PREVIEW_CHARS).collect();
+    if line.trim().chars().count() > PREVIEW_CHARS {
+        out.push('…');
+    }
+    out
+}

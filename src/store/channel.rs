@@ -1,0 +1,81 @@
+//! One thread as the client knows it: the gateway's metadata, the rows
+//! loaded so far, paging state and the running turn.
+
+use std::collections::VecDeque;
+
+use super::timeline::Timeline;
+use super::turn::Turn;
+use crate::protocol::Channel;
+
+/// A `history.get` the client sent and awaits, answered in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageRequest {
+    Newest,
+    Before(u64),
+    After(u64),
+}
+
+#[derive(Debug, Clone)]
+pub struct ChannelState {
+    pub meta: Channel,
+    pub timeline: Timeline,
+    /// The newest page was loaded: live seqs are checked for gaps from here.
+    pub loaded: bool,
+    /// Every seq up to this one is in the timeline (or older than the oldest
+    /// page loaded): the point gap filling asks `after`.
+    pub contiguous_seq: u64,
+    /// Older items exist on the gateway that are not loaded yet.
+    pub has_older: bool,
+    pub requests: VecDeque<PageRequest>,
+    pub typing: bool,
+    pub turn: Option<Turn>,
+    pub unread: u32,
+    /// Counter for turns of gateways that send no `turn_id`.
+    pub implicit_turns: u32,
+}
+
+impl ChannelState {
+    pub fn new(meta: Channel) -> ChannelState {
+        ChannelState {
+            meta,
+            timeline: Timeline::default(),
+            loaded: false,
+            contiguous_seq: 0,
+            has_older: false,
+            requests: VecDeque::new(),
+            typing: false,
+            turn: None,
+            unread: 0,
+            implicit_turns: 0,
+        }
+    }
+
+    /// A thread this client just saw being created: nothing to load.
+    pub fn new_empty(meta: Channel) -> ChannelState {
+        let mut c = ChannelState::new(meta);
+        c.loaded = true;
+        c.contiguous_seq = c.meta.last_seq;
+        c
+    }
+
+    pub fn is_requesting(&self, req: PageRequest) -> bool {
+        self.requests.contains(&req)
+    }
+
+    pub fn loading_older(&self) -> bool {
+        self.requests
+            .iter()
+            .any(|r| matches!(r, PageRequest::Before(_) | PageRequest::Newest))
+    }
+
+    pub fn gap_fill_pending(&self) -> bool {
+        self.requests
+            .iter()
+            .any(|r| matches!(r, PageRequest::After(_)))
+    }
+
+    /// Whether the agent is working in this thread right now.
+    pub fn is_busy(&self) -> bool {
+        self.typing || self.turn.is_some()
+    }
+}

@@ -1,0 +1,383 @@
+//! The whole chat state as plain Rust. Frames from the gateway change it
+//! only through [`Store::apply`]; user actions are methods. Both return the
+//! [`Effect`]s to carry out (frames to send, navigation, persistence) and
+//! record [`Change`]s so the view re-renders only what moved.
+//!
+//! Deterministic and free of web APIs: the clock and ids come in as
+//! arguments, so every path is tested on the host.
+
+mod apply;
+mod channel;
+mod outbox;
+mod row;
+mod timeline;
+mod turn;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{HashMap, VecDeque};
+
+pub use channel::{ChannelState, PageRequest};
+pub use outbox::OutboxEntry;
+pub use row::{
+    message_key, send_key, tool_key, Answer, Row, RowBody, RowKey, SendState, ToolCall,
+    ToolState, UserMessage,
+};
+pub use timeline::{Timeline, Upsert};
+pub use turn::{Turn, WorkEvent};
+
+use crate::protocol::{ChannelRename, ChannelRef, ClientFrame, HistoryGet, MessageSend};
+
+/// The key of the "new thread" pane, whose pending sends have no channel yet.
+pub const NEW_THREAD: &str = "";
+
+/// How many notices (one-sentence errors) are kept for the view.
+const MAX_NOTICES: usize = 5;
+
+/// Something the caller must do after a state change.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Send this frame if connected (dropped otherwise: the store re-asks
+    /// for whatever it needs when the connection is back).
+    Send(ClientFrame),
+    /// The open thread changed because of the gateway (auto-threading, a
+    /// deleted thread): reflect it in the URL.
+    Navigate(Option<String>),
+    /// The outbox changed: save it so pending sends survive a reload.
+    PersistOutbox,
+}
+
+/// What changed, so the reactive layer updates only that.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Change {
+    /// The thread list or a thread's metadata, unread count or busy state.
+    Channels,
+    /// Rows were added, removed or reordered in this channel's timeline.
+    Order(String),
+    /// One row changed in place.
+    Row(String, RowKey),
+    /// The running turn of this channel (typing, work events) changed.
+    Turn(String),
+    /// The open thread changed.
+    Active,
+    Notices,
+    Diagnostics,
+}
+
+/// A one-sentence message for the user (an error the gateway reported).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub id: u64,
+    pub text: String,
+}
+
+/// Counters for the diagnostics view.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Diagnostics {
+    pub frames: u64,
+    pub dropped: u64,
+    pub last_dropped: Option<String>,
+}
+
+#[derive(Debug, Default)]
+pub struct Store {
+    channels: HashMap<String, ChannelState>,
+    /// The open thread; `None` is the "new thread" pane.
+    active: Option<String>,
+    /// Pending sends typed in the "new thread" pane, until auto-threading
+    /// gives them a channel.
+    new_thread: Timeline,
+    outbox: Vec<OutboxEntry>,
+    notices: VecDeque<Notice>,
+    next_notice: u64,
+    online: bool,
+    server: String,
+    diagnostics: Diagnostics,
+    changes: Vec<Change>,
+}
+
+impl Store {
+    pub fn new() -> Store {
+        Store::default()
+    }
+
+    // ----- reading -----
+
+    pub fn channel(&self, id: &str) -> Option<&ChannelState> {
+        self.channels.get(id)
+    }
+
+    pub fn channels(&self) -> impl Iterator<Item = &ChannelState> {
+        self.channels.values()
+    }
+
+    pub fn active(&self) -> Option<&str> {
+        self.active.as_deref()
+    }
+
+    /// The timeline shown for a channel key (`NEW_THREAD` for the new pane).
+    pub fn timeline(&self, channel: &str) -> Option<&Timeline> {
+        if channel == NEW_THREAD {
+            Some(&self.new_thread)
+        } else {
+            self.channels.get(channel).map(|c| &c.timeline)
+        }
+    }
+
+    pub fn row(&self, channel: &str, key: &str) -> Option<&Row> {
+        self.timeline(channel)?.get(key)
+    }
+
+    pub fn outbox(&self) -> &[OutboxEntry] {
+        &self.outbox
+    }
+
+    pub fn notices(&self) -> impl Iterator<Item = &Notice> {
+        self.notices.iter()
+    }
+
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.diagnostics
+    }
+
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    pub fn is_online(&self) -> bool {
+        self.online
+    }
+
+    /// What changed since the last call.
+    pub fn take_changes(&mut self) -> Vec<Change> {
+        std::mem::take(&mut self.changes)
+    }
+
+    // ----- user actions -----
+
+    /// Sends a message from the open thread, or auto-threads from the new
+    /// thread pane. Shows it at once as a pending bubble.
+    pub fn send(&mut self, text: &str, client_msg_id: String, now_ms: f64) -> Vec<Effect> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Vec::new();
+        }
+        let entry = OutboxEntry {
+            client_msg_id,
+            channel_id: self.active.clone(),
+            text: text.to_string(),
+            created_ms: now_ms,
+            failed: None,
+        };
+        self.show_pending(&entry);
+        let mut effects = self.send_entry(&entry);
+        self.outbox.push(entry);
+        effects.push(Effect::PersistOutbox);
+        effects
+    }
+
+    /// Puts back the sends that were pending when the page was closed.
+    pub fn restore_outbox(&mut self, entries: Vec<OutboxEntry>) {
+        for entry in entries {
+            if self.outbox.iter().any(|e| e.client_msg_id == entry.client_msg_id) {
+                continue;
+            }
+            self.show_pending(&entry);
+            self.outbox.push(entry);
+        }
+    }
+
+    /// Sends a failed message again.
+    pub fn retry(&mut self, client_msg_id: &str) -> Vec<Effect> {
+        let Some(i) = self.outbox_index(client_msg_id) else {
+            return Vec::new();
+        };
+        self.outbox[i].failed = None;
+        let entry = self.outbox[i].clone();
+        self.show_pending(&entry);
+        let mut effects = self.send_entry(&entry);
+        effects.push(Effect::PersistOutbox);
+        effects
+    }
+
+    /// Drops a failed message the user gave up on.
+    pub fn discard(&mut self, client_msg_id: &str) -> Vec<Effect> {
+        let Some(i) = self.outbox_index(client_msg_id) else {
+            return Vec::new();
+        };
+        let entry = self.outbox.remove(i);
+        let channel = entry.channel_id.unwrap_or_default();
+        let key = send_key(client_msg_id);
+        if let Some(t) = self.timeline_mut(&channel) {
+            t.remove(&key);
+        }
+        self.changes.push(Change::Order(channel));
+        vec![Effect::PersistOutbox]
+    }
+
+    /// Opens a thread (`None`: the new thread pane) and loads it if needed.
+    pub fn open(&mut self, channel: Option<String>) -> Vec<Effect> {
+        if self.active != channel {
+            self.active = channel.clone();
+            self.changes.push(Change::Active);
+        }
+        let Some(id) = channel else {
+            return Vec::new();
+        };
+        let mut effects = Vec::new();
+        if let Some(c) = self.channels.get_mut(&id) {
+            if c.unread > 0 {
+                c.unread = 0;
+                self.changes.push(Change::Channels);
+            }
+            if !c.loaded {
+                effects.extend(self.request_page(&id, PageRequest::Newest));
+            }
+        }
+        effects
+    }
+
+    /// Asks for the page before the oldest loaded row, once at a time.
+    pub fn load_older(&mut self, channel: &str) -> Vec<Effect> {
+        let Some(c) = self.channels.get(channel) else {
+            return Vec::new();
+        };
+        if !c.loaded || !c.has_older || c.loading_older() {
+            return Vec::new();
+        }
+        match c.timeline.oldest_seq() {
+            Some(oldest) => self.request_page(channel, PageRequest::Before(oldest)),
+            None => Vec::new(),
+        }
+    }
+
+    pub fn mark_read(&mut self, channel: &str) {
+        if let Some(c) = self.channels.get_mut(channel) {
+            c.unread = 0;
+            self.changes.push(Change::Channels);
+        }
+    }
+
+    pub fn rename(&self, channel: &str, title: &str) -> Vec<Effect> {
+        match crate::protocol::valid_title(title) {
+            Some(title) => vec![Effect::Send(ClientFrame::ChannelRename(ChannelRename {
+                channel_id: channel.to_string(),
+                title: title.to_string(),
+            }))],
+            None => Vec::new(),
+        }
+    }
+
+    pub fn delete(&self, channel: &str) -> Vec<Effect> {
+        vec![Effect::Send(ClientFrame::ChannelDelete(ChannelRef {
+            channel_id: channel.to_string(),
+        }))]
+    }
+
+    pub fn cancel_turn(&self, channel: &str) -> Vec<Effect> {
+        vec![Effect::Send(ClientFrame::TurnCancel(ChannelRef {
+            channel_id: channel.to_string(),
+        }))]
+    }
+
+    pub fn dismiss_notice(&mut self, id: u64) {
+        self.notices.retain(|n| n.id != id);
+        self.changes.push(Change::Notices);
+    }
+
+    /// The socket closed: requests in flight will never be answered.
+    pub fn connection_lost(&mut self) {
+        self.online = false;
+        for c in self.channels.values_mut() {
+            c.requests.clear();
+        }
+    }
+
+    /// A frame could not be decoded: counted for the diagnostics view.
+    pub fn record_dropped(&mut self, reason: String) {
+        self.diagnostics.frames += 1;
+        self.diagnostics.dropped += 1;
+        self.diagnostics.last_dropped = Some(reason);
+        self.changes.push(Change::Diagnostics);
+    }
+
+    // ----- helpers shared by actions and apply -----
+
+    fn timeline_mut(&mut self, channel: &str) -> Option<&mut Timeline> {
+        if channel == NEW_THREAD {
+            Some(&mut self.new_thread)
+        } else {
+            self.channels.get_mut(channel).map(|c| &mut c.timeline)
+        }
+    }
+
+    fn outbox_index(&self, client_msg_id: &str) -> Option<usize> {
+        self.outbox
+            .iter()
+            .position(|e| e.client_msg_id == client_msg_id)
+    }
+
+    fn show_pending(&mut self, entry: &OutboxEntry) {
+        let channel = entry.channel_id.clone().unwrap_or_default();
+        let row = entry.pending_row();
+        let key = row.key.clone();
+        if let Some(t) = self.timeline_mut(&channel) {
+            match t.upsert(row) {
+                Upsert::Inserted | Upsert::Updated { moved: true } => {
+                    self.changes.push(Change::Order(channel))
+                }
+                Upsert::Updated { moved: false } => self.changes.push(Change::Row(channel, key)),
+                Upsert::Unchanged => {}
+            }
+        }
+    }
+
+    fn send_entry(&self, entry: &OutboxEntry) -> Vec<Effect> {
+        if !self.online {
+            return Vec::new();
+        }
+        vec![Effect::Send(ClientFrame::MessageSend(MessageSend {
+            channel_id: entry.channel_id.clone(),
+            text: entry.text.clone(),
+            client_msg_id: entry.client_msg_id.clone(),
+            auto_thread: entry.channel_id.is_none().then_some(true),
+        }))]
+    }
+
+    fn request_page(&mut self, channel: &str, req: PageRequest) -> Vec<Effect> {
+        if !self.online {
+            return Vec::new();
+        }
+        let Some(c) = self.channels.get_mut(channel) else {
+            return Vec::new();
+        };
+        if c.is_requesting(req) {
+            return Vec::new();
+        }
+        c.requests.push_back(req);
+        let (before, after, limit) = match req {
+            PageRequest::Newest => (None, None, None),
+            PageRequest::Before(s) => (Some(s), None, None),
+            PageRequest::After(s) => (None, Some(s), Some(crate::protocol::MAX_HISTORY_LIMIT)),
+        };
+        vec![Effect::Send(ClientFrame::HistoryGet(HistoryGet {
+            channel_id: channel.to_string(),
+            before,
+            after,
+            limit,
+        }))]
+    }
+
+    fn notify(&mut self, text: String) {
+        self.next_notice += 1;
+        self.notices.push_back(Notice {
+            id: self.next_notice,
+            text,
+        });
+        if self.notices.len() > MAX_NOTICES {
+            self.notices.pop_front();
+        }
+        self.changes.push(Change::Notices);
+    }
+}

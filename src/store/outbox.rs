@@ -1,0 +1,39 @@
+//! Sends the gateway has not echoed yet. Kept in localStorage by the app so
+//! they survive a reload; resent on every connect (the gateway is idempotent
+//! on `client_msg_id`, so a resend never runs twice).
+
+use serde::{Deserialize, Serialize};
+
+use super::row::{send_key, Row, RowBody, SendState, UserMessage};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutboxEntry {
+    pub client_msg_id: String,
+    /// `None`: sent from the new thread pane, auto-threaded by the gateway.
+    pub channel_id: Option<String>,
+    pub text: String,
+    pub created_ms: f64,
+    /// Why the gateway rejected it, if it did.
+    #[serde(default)]
+    pub failed: Option<String>,
+}
+
+impl OutboxEntry {
+    /// The optimistic bubble shown until the echo replaces it.
+    pub fn pending_row(&self) -> Row {
+        Row {
+            key: send_key(&self.client_msg_id),
+            seq: None,
+            turn: None,
+            ts: self.created_ms as i64,
+            body: RowBody::User(UserMessage {
+                text: self.text.clone(),
+                client_msg_id: Some(self.client_msg_id.clone()),
+                send: match &self.failed {
+                    Some(why) => SendState::Failed(why.clone()),
+                    None => SendState::Pending,
+                },
+            }),
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! One row of a timeline: a user message, an assistant answer, commentary or
+//! a tool call, with what the view needs to draw it.
+
+use crate::protocol::{CommentaryItem, MessageItem, Role, ToolItem};
+
+/// Stable identity of a row, kept when a pending bubble becomes the echo or a
+/// streaming bubble becomes final, so the view never re-creates the row.
+pub type RowKey = String;
+
+pub fn message_key(message_id: &str) -> RowKey {
+    format!("m:{message_id}")
+}
+
+pub fn send_key(client_msg_id: &str) -> RowKey {
+    format!("u:{client_msg_id}")
+}
+
+pub fn tool_key(turn: &str, index: u32) -> RowKey {
+    format!("t:{turn}:{index}")
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub key: RowKey,
+    /// Position in the channel's log; `None` while live or pending.
+    pub seq: Option<u64>,
+    /// The turn this row belongs to (the gateway's `turn_id`, or one the
+    /// store made up when the gateway gives none).
+    pub turn: Option<String>,
+    pub ts: i64,
+    pub body: RowBody,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowBody {
+    User(UserMessage),
+    Assistant(Answer),
+    Commentary(String),
+    Tool(ToolCall),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserMessage {
+    pub text: String,
+    pub client_msg_id: Option<String>,
+    pub send: SendState,
+}
+
+/// Where an optimistic send stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SendState {
+    /// Not yet echoed by the gateway (queued or in flight).
+    Pending,
+    /// The gateway rejected it; the sentence says why.
+    Failed(String),
+    /// Echoed: this is the logged message.
+    Delivered,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Answer {
+    pub text: String,
+    pub reasoning: Option<String>,
+    pub model: Option<String>,
+    pub tokens: Option<u64>,
+    /// Still receiving `message.update` snapshots.
+    pub streaming: bool,
+    /// Streamed but never finished by `message.stop` before its turn ended:
+    /// an interim beat the log does not keep.
+    pub interim: bool,
+    /// Not an assistant message but some other role the gateway logged.
+    pub other_role: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolState {
+    Running,
+    Ok,
+    Failed,
+    /// The turn ended without a `tool.end`.
+    Unknown,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub index: u32,
+    pub name: String,
+    pub emoji: Option<String>,
+    pub preview: String,
+    pub args: serde_json::Value,
+    pub state: ToolState,
+    pub duration: Option<f64>,
+    /// `tool.progress` notes, oldest first.
+    pub notes: Vec<String>,
+    pub output_preview: String,
+    pub output: Option<String>,
+}
+
+impl Row {
+    pub fn from_message(item: MessageItem) -> Row {
+        let body = match item.role {
+            Role::User => RowBody::User(UserMessage {
+                text: item.text,
+                client_msg_id: item.client_msg_id.clone(),
+                send: SendState::Delivered,
+            }),
+            role => RowBody::Assistant(Answer {
+                text: item.text,
+                reasoning: item.reasoning,
+                model: item.model,
+                tokens: item.tokens,
+                other_role: role == Role::Other,
+                ..Answer::default()
+            }),
+        };
+        let key = match (&body, &item.client_msg_id) {
+            (RowBody::User(_), Some(id)) => send_key(id),
+            _ => message_key(&item.message_id),
+        };
+        Row {
+            key,
+            seq: Some(item.seq),
+            turn: item.turn_id,
+            ts: item.ts,
+            body,
+        }
+    }
+
+    pub fn from_commentary(item: CommentaryItem) -> Row {
+        Row {
+            key: message_key(&item.message_id),
+            seq: Some(item.seq),
+            turn: item.turn_id,
+            ts: item.ts,
+            body: RowBody::Commentary(item.text),
+        }
+    }
+
+    /// A logged tool call. Without a turn id the seq keeps keys unique.
+    pub fn from_tool(item: ToolItem) -> Row {
+        let key = match &item.turn_id {
+            Some(turn) => tool_key(turn, item.index),
+            None => format!("t:?:{}", item.seq),
+        };
+        Row {
+            key,
+            seq: Some(item.seq),
+            turn: item.turn_id,
+            ts: item.ts,
+            body: RowBody::Tool(ToolCall {
+                index: item.index,
+                name: item.name,
+                emoji: item.emoji,
+                preview: item.preview,
+                args: item.args,
+                state: if item.ok {
+                    ToolState::Ok
+                } else {
+                    ToolState::Failed
+                },
+                duration: Some(item.duration),
+                notes: Vec::new(),
+                output_preview: item.output_preview,
+                output: item.output,
+            }),
+        }
+    }
+
+    /// A short plain-text summary for thread previews.
+    pub fn preview_text(&self) -> Option<&str> {
+        match &self.body {
+            RowBody::User(u) => Some(&u.text),
+            RowBody::Assistant(a) => Some(&a.text),
+            RowBody::Commentary(_) | RowBody::Tool(_) => None,
+        }
+    }
+}
