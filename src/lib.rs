@@ -9,3 +9,6 @@ pub use aria_protocol as protocol;
 
 pub mod render;
 pub mod store;
+pub mod net;
+pub mod settings;
+pub mod ui;

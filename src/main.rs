@@ -1,1 +1,3 @@
-fn main() {}
+fn main() {
+    leptos::mount::mount_to_body(aria_web::ui::App);
+}

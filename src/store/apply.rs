@@ -70,6 +70,12 @@ impl Store {
                 let own = self.delivered(&m.channel_id, m.item.client_msg_id.as_deref());
                 let mut effects = own.clone();
                 let row = Row::from_message(m.item);
+                if matches!(row.body, RowBody::Assistant(_)) {
+                    if let Some(t) = self.turn_mut(&m.channel_id) {
+                        t.answered = true;
+                        self.changes.push(Change::Turn(m.channel_id.clone()));
+                    }
+                }
                 effects.extend(self.put_logged(&m.channel_id, row, own.is_empty()));
                 effects
             }
@@ -393,7 +399,6 @@ impl Store {
         };
         if let Some(t) = &mut c.turn {
             t.add_bubble(&key);
-            t.answered = true;
         }
         match c.timeline.get_mut(&key) {
             Some(row) => {
@@ -421,9 +426,9 @@ impl Store {
                     }),
                 });
                 self.changes.push(Change::Order(channel.to_string()));
+                self.changes.push(Change::Turn(channel.to_string()));
             }
         }
-        self.changes.push(Change::Turn(channel.to_string()));
     }
 
     fn on_message_stop(&mut self, s: MessageStop) -> Vec<Effect> {

@@ -32,7 +32,7 @@ pub struct Turn {
     pub bubbles: Vec<RowKey>,
     /// Seen before a reconnect and not yet re-announced by the gateway.
     pub stale: bool,
-    /// The answer has started streaming or arrived.
+    /// A final answer arrived (`message.stop`): a progress draft gives way.
     pub answered: bool,
 }
 

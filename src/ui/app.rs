@@ -1,0 +1,51 @@
+//! The page: thread list, open thread, composer, settings and notices.
+
+use leptos::prelude::*;
+
+use super::browser;
+use super::chat::Chat;
+use super::notices::Notices;
+use super::runtime::Runtime;
+use super::settings_panel::SettingsPanel;
+use super::sidebar::Sidebar;
+use crate::settings::Theme;
+
+#[component]
+pub fn App() -> impl IntoView {
+    let rt = Runtime::start();
+    provide_context(rt);
+
+    // Back/forward and typed deep links: the hash names the open thread.
+    let _hash = window_event_listener(leptos::ev::hashchange, move |_| {
+        rt.act(|s| s.open(browser::hash_channel()));
+    });
+
+    Effect::new(move |_| {
+        let theme = match rt.settings.with(|s| s.theme) {
+            Theme::System => None,
+            Theme::Light => Some("light"),
+            Theme::Dark => Some("dark"),
+        };
+        browser::apply_theme(theme);
+    });
+
+    let settings_open = RwSignal::new(false);
+    let drawer_open = RwSignal::new(false);
+    // Opening a thread on a narrow screen closes the drawer.
+    Effect::new(move |_| {
+        rt.view.active.track();
+        drawer_open.set(false);
+    });
+
+    view! {
+        <div class="app" class:drawer-open=move || drawer_open.get()>
+            <Sidebar drawer_open />
+            <div class="drawer-scrim" on:click=move |_| drawer_open.set(false)></div>
+            <Chat settings_open drawer_open />
+            <Show when=move || settings_open.get()>
+                <SettingsPanel open=settings_open />
+            </Show>
+            <Notices />
+        </div>
+    }
+}

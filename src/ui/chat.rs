@@ -1,0 +1,39 @@
+//! The open thread: header, timeline and composer.
+
+use leptos::prelude::*;
+
+use super::composer::Composer;
+use super::runtime::Runtime;
+use super::status::ConnectionStatus;
+use super::timeline::Timeline;
+
+#[component]
+pub fn Chat(settings_open: RwSignal<bool>, drawer_open: RwSignal<bool>) -> impl IntoView {
+    let rt = expect_context::<Runtime>();
+    let title = move || {
+        let active = rt.view.active.get();
+        match active {
+            None => "New thread".to_string(),
+            Some(id) => rt
+                .view
+                .channels
+                .with(|cs| cs.iter().find(|c| c.id == id).map(|c| c.title.clone()))
+                .filter(|t| !t.trim().is_empty())
+                .unwrap_or_else(|| "Untitled".to_string()),
+        }
+    };
+    view! {
+        <main class="chat" aria-label="Conversation">
+            <header class="chat-head">
+                <button type="button" class="icon-button drawer-toggle" aria-label="Show threads"
+                    on:click=move |_| drawer_open.update(|o| *o = !*o)>"☰"</button>
+                <h1 class="chat-title" data-testid="chat-title">{title}</h1>
+                <ConnectionStatus />
+                <button type="button" class="icon-button" data-testid="open-settings" aria-label="Settings"
+                    on:click=move |_| settings_open.set(true)>"⚙"</button>
+            </header>
+            <Timeline />
+            <Composer />
+        </main>
+    }
+}

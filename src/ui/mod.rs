@@ -1,0 +1,22 @@
+//! Leptos components, one file each, named for what they show; plus the
+//! runtime that connects them to the store and the socket.
+
+mod app;
+mod browser;
+mod bubble;
+mod chat;
+mod composer;
+mod markdown_view;
+mod notices;
+mod progress_draft;
+mod reasoning_block;
+mod row_view;
+mod runtime;
+mod settings_panel;
+mod sidebar;
+mod status;
+mod timeline;
+mod tool_card;
+mod view_state;
+
+pub use app::App;

@@ -1,0 +1,21 @@
+//! One-sentence errors from the gateway, dismissible.
+
+use leptos::prelude::*;
+
+use super::runtime::Runtime;
+
+#[component]
+pub fn Notices() -> impl IntoView {
+    let rt = expect_context::<Runtime>();
+    view! {
+        <div class="notices" aria-live="assertive">
+            <For each=move || rt.view.notices.get() key=|n| n.id let:n>
+                <div class="notice" role="alert">
+                    <span>{n.text.clone()}</span>
+                    <button type="button" class="icon-button" aria-label="Dismiss"
+                        on:click=move |_| rt.act(|s| { s.dismiss_notice(n.id); Vec::new() })>"×"</button>
+                </div>
+            </For>
+        </div>
+    }
+}

@@ -1,0 +1,81 @@
+//! Progress mode: one work-in-progress bubble per running turn, shown once
+//! the turn has worked for 5 s or reported a second work event; a label and
+//! the newest compact lines. The final answer replaces it.
+
+use leptos::prelude::*;
+
+use super::browser;
+use super::runtime::Runtime;
+use super::view_state::{DraftEvent, TurnView};
+use crate::render::{commentary_line, note_line, pick_label, tool_line, Detail, ProgressLines};
+use crate::settings::{LabelMode, ProgressDetail, ProgressSettings, StreamingMode};
+
+/// A turn must be working this long before a single event shows a draft.
+const SHOW_AFTER_MS: f64 = 5000.0;
+
+#[component]
+pub fn ProgressDraft() -> impl IntoView {
+    let rt = expect_context::<Runtime>();
+    let now = RwSignal::new(browser::now_ms());
+    let tick = set_interval_with_handle(move || now.set(browser::now_ms()), std::time::Duration::from_millis(500)).ok();
+    on_cleanup(move || {
+        if let Some(t) = tick {
+            t.clear();
+        }
+    });
+    let lines = move || {
+        if !rt.settings.with(|s| s.streaming == StreamingMode::Progress) {
+            return None;
+        }
+        let progress = rt.settings.with(|s| s.progress.clone());
+        rt.view.turn.with(|t| {
+            let t = t.as_ref()?;
+            let due = t.work_count >= 2 || (t.work_count >= 1 && now.get() - t.started_ms >= SHOW_AFTER_MS);
+            (due && !t.answered).then(|| draft_lines(t, &progress))
+        })
+    };
+    view! {
+        {move || lines().map(|lines| view! {
+            <div class="msg progress-draft" data-testid="progress-draft" role="status" aria-live="polite">
+                {lines.into_iter().enumerate().map(|(i, (is_label, l))| view! {
+                    <div class="progress-line" class:progress-label=is_label data-line=i>{l}</div>
+                }).collect_view()}
+            </div>
+        })}
+    }
+}
+
+/// The draft's visible lines; `true` marks the label.
+fn draft_lines(turn: &TurnView, p: &ProgressSettings) -> Vec<(bool, String)> {
+    let max_chars = p.max_line_chars as usize;
+    let label = match p.label {
+        LabelMode::Auto => Some(format!("{}…", pick_label(&turn.id))),
+        LabelMode::Fixed => Some(p.label_text.clone()).filter(|l| !l.trim().is_empty()),
+        LabelMode::Hidden => None,
+    };
+    let mut lines = match &label {
+        Some(l) => ProgressLines::with_label(l, p.max_lines as usize),
+        None => ProgressLines::new(p.max_lines as usize),
+    };
+    if p.tool_lines {
+        let detail = match p.detail {
+            ProgressDetail::Explain => Detail::Explain,
+            ProgressDetail::Raw => Detail::Raw,
+        };
+        for e in &turn.events {
+            match e {
+                DraftEvent::Tool { key, emoji, name, preview, args } => {
+                    lines.upsert(key, tool_line(emoji.as_deref(), name, preview, args, detail, max_chars))
+                }
+                DraftEvent::Note { emoji, name, note } => {
+                    lines.push(note_line(emoji.as_deref(), name, note, max_chars))
+                }
+                DraftEvent::Commentary(text) => lines.push(commentary_line(text, max_chars)),
+            }
+        }
+    }
+    lines
+        .lines()
+        .map(|l| (label.as_deref() == Some(l), l.to_string()))
+        .collect()
+}

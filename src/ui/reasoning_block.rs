@@ -1,0 +1,44 @@
+//! "💭 Reasoning" above an answer: monospace, copyable, collapsible. Long
+//! blocks start collapsed when the setting says so.
+
+use leptos::prelude::*;
+
+use super::browser;
+use super::runtime::Runtime;
+use crate::render::should_start_collapsed;
+
+#[component]
+pub fn ReasoningBlock(#[prop(into)] text: Signal<String>, #[prop(into)] live: Signal<bool>) -> impl IntoView {
+    let rt = expect_context::<Runtime>();
+    let auto = rt.settings.with_untracked(|s| s.reasoning_auto_collapse);
+    let collapsed = RwSignal::new(auto && text.with_untracked(|t| should_start_collapsed(t)));
+    // While it streams, a block that grows long folds once (unless the
+    // reader already chose).
+    let touched = RwSignal::new(false);
+    Effect::new(move |_| {
+        let long = text.with(|t| should_start_collapsed(t));
+        if long && !touched.get_untracked() && rt.settings.with_untracked(|s| s.reasoning_auto_collapse) {
+            collapsed.set(true);
+        }
+    });
+    let toggle = move || {
+        touched.set(true);
+        collapsed.update(|c| *c = !*c);
+    };
+    view! {
+        <section class="reasoning" class:collapsed=move || collapsed.get() class:live=move || live.get()>
+            <div class="reasoning-head">
+                <button type="button" class="reasoning-toggle" aria-expanded=move || (!collapsed.get()).to_string()
+                    on:click=move |_| toggle()>
+                    <span aria-hidden="true">{move || if collapsed.get() { "▸" } else { "▾" }}</span>
+                    " 💭 Reasoning"
+                </button>
+                <button type="button" class="reasoning-copy icon-button" aria-label="Copy reasoning"
+                    on:click=move |_| browser::copy_to_clipboard(&text.get_untracked())>"⧉"</button>
+            </div>
+            <Show when=move || !collapsed.get()>
+                <pre class="reasoning-body">{move || text.get()}</pre>
+            </Show>
+        </section>
+    }
+}

@@ -1,0 +1,111 @@
+//! One row of the timeline, drawn by kind; hidden where the display
+//! settings say so (streaming off or progress mode, tool detail "Nothing").
+
+use leptos::prelude::*;
+
+use super::bubble::{AnswerBubble, CommentaryBubble, UserBubble};
+use super::runtime::Runtime;
+use super::tool_card::ToolCard;
+use crate::settings::{StreamingMode, ToolDetail};
+use crate::store::{Row, RowBody, RowKey};
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    User,
+    Answer,
+    Commentary,
+    Tool,
+}
+
+#[component]
+pub fn RowView(row_key: RowKey) -> impl IntoView {
+    let rt = expect_context::<Runtime>();
+    let Some(row) = rt.view.row(&row_key) else {
+        return ().into_any();
+    };
+    let kind = row.with_untracked(|r| match r.body {
+        RowBody::User(_) => Kind::User,
+        RowBody::Assistant(_) => Kind::Answer,
+        RowBody::Commentary(_) => Kind::Commentary,
+        RowBody::Tool(_) => Kind::Tool,
+    });
+    let visible = move || visible(rt, &row.read(), kind);
+    let body = match kind {
+        Kind::User => view! { <UserBubble row /> }.into_any(),
+        Kind::Answer => view! { <AnswerBubble row /> }.into_any(),
+        Kind::Commentary => view! { <CommentaryBubble row /> }.into_any(),
+        Kind::Tool => view! { <ToolCard row /> }.into_any(),
+    };
+    view! {
+        <div class="row" data-key=row_key.clone() class:hidden=move || !visible()>
+            <WorkExpander row_key=row_key.clone() />
+            {body}
+        </div>
+    }
+    .into_any()
+}
+
+/// Whether a row shows under the current display settings.
+fn visible(rt: Runtime, row: &Row, kind: Kind) -> bool {
+    let (mode, detail) = rt.settings.with(|s| (s.streaming, s.tool_detail));
+    let streaming = matches!(&row.body, RowBody::Assistant(a) if a.streaming);
+    match kind {
+        Kind::Answer if streaming => matches!(mode, StreamingMode::Partial | StreamingMode::Block),
+        Kind::Tool if detail == ToolDetail::Nothing => false,
+        Kind::Tool | Kind::Commentary if mode == StreamingMode::Progress => {
+            // Work rows fold behind their turn's expander once it is done,
+            // and show in the draft while it runs.
+            row.turn.as_ref().is_some_and(|t| {
+                rt.view.expanded_turns.with(|e| e.contains(t))
+                    && !rt.view.turn.with(|r| r.as_ref().is_some_and(|r| &r.id == t))
+            })
+        }
+        _ => true,
+    }
+}
+
+/// In progress mode, "N tool calls" before a finished turn's first work row.
+#[component]
+fn WorkExpander(row_key: RowKey) -> impl IntoView {
+    let rt = expect_context::<Runtime>();
+    let key = row_key.clone();
+    let turn = Memo::new(move |_| {
+        rt.view
+            .turn_work
+            .with(|w| w.get(&key).map(|tw| (tw.turn.clone(), tw.tools)))
+    });
+    let shown = move || {
+        rt.settings.with(|s| s.streaming == StreamingMode::Progress)
+            && turn.with(|t| {
+                t.as_ref().is_some_and(|(id, n)| {
+                    *n > 0 && !rt.view.turn.with(|r| r.as_ref().is_some_and(|r| &r.id == id))
+                })
+            })
+            && rt.settings.with(|s| s.tool_detail != ToolDetail::Nothing)
+    };
+    let open = move || {
+        turn.with(|t| t.as_ref().is_some_and(|(id, _)| rt.view.expanded_turns.with(|e| e.contains(id))))
+    };
+    let label = move || {
+        let n = turn.with(|t| t.as_ref().map_or(0, |(_, n)| *n));
+        if n == 1 { "1 tool call".to_string() } else { format!("{n} tool calls") }
+    };
+    let toggle = move |_| {
+        if let Some((id, _)) = turn.get_untracked() {
+            rt.view.expanded_turns.update(|e| {
+                if !e.remove(&id) {
+                    e.insert(id);
+                }
+            });
+        }
+    };
+    view! {
+        <Show when=shown>
+            <button type="button" class="work-expander" data-testid="tool-calls" aria-expanded=move || open().to_string()
+                on:click=toggle>
+                <span aria-hidden="true">{move || if open() { "▾ " } else { "▸ " }}</span>
+                {label}
+            </button>
+        </Show>
+    }
+}

@@ -1,0 +1,49 @@
+//! The connection badge: what the socket is doing, and "retry now".
+
+use leptos::prelude::*;
+
+use super::browser;
+use super::runtime::Runtime;
+use crate::net::Status;
+
+#[component]
+pub fn ConnectionStatus() -> impl IntoView {
+    let rt = expect_context::<Runtime>();
+    // Ticks once a second so "reconnecting in N s" counts down.
+    let now = RwSignal::new(browser::now_ms());
+    let tick = set_interval_with_handle(move || now.set(browser::now_ms()), std::time::Duration::from_secs(1)).ok();
+    on_cleanup(move || {
+        if let Some(t) = tick {
+            t.clear();
+        }
+    });
+    let state = move || match rt.view.status.get() {
+        Status::Connecting => "connecting",
+        Status::Connected => "connected",
+        Status::Reconnecting { .. } => "reconnecting",
+        Status::Offline(_) => "offline",
+        Status::Unauthorized(_) => "unauthorized",
+        Status::Unsupported(_) => "unsupported",
+    };
+    let label = move || match rt.view.status.get() {
+        Status::Connecting => "Connecting…".to_string(),
+        Status::Connected => "Connected".to_string(),
+        Status::Reconnecting { retry_at_ms } => {
+            let secs = ((retry_at_ms - now.get()) / 1000.0).ceil().max(0.0);
+            format!("Reconnecting in {secs} s")
+        }
+        Status::Offline(why) => format!("Offline: {why}"),
+        Status::Unauthorized(why) => format!("Not authorized: {why} Check the token in Settings."),
+        Status::Unsupported(why) => format!("Incompatible gateway: {why}"),
+    };
+    let can_retry = move || !matches!(rt.view.status.get(), Status::Connected | Status::Connecting);
+    view! {
+        <div class="conn-status" data-testid="conn-status" data-state=state role="status">
+            <span class="conn-dot" aria-hidden="true"></span>
+            <span class="conn-label">{label}</span>
+            <Show when=can_retry>
+                <button type="button" class="link-button" on:click=move |_| rt.retry_connection()>"Retry now"</button>
+            </Show>
+        </div>
+    }
+}
