@@ -7,8 +7,8 @@
 /// The wire types, shared with the reference gateway.
 pub use aria_protocol as protocol;
 
-pub mod render;
-pub mod store;
 pub mod net;
+pub mod render;
 pub mod settings;
+pub mod store;
 pub mod ui;

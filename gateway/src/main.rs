@@ -1,1 +1,67 @@
-fn main() {}
+//! `aria-gateway`: the CLI around [`aria_gateway::serve`].
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::str::FromStr;
+
+use aria_gateway::{serve, Cli, Config};
+use clap::Parser;
+use tracing_subscriber::filter::LevelFilter;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    // Logs go to stderr: stdout carries only the "listening on" line that
+    // scripts and other crates' tests wait for.
+    let level = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|l| LevelFilter::from_str(&l).ok())
+        .unwrap_or(LevelFilter::INFO);
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_max_level(level)
+        .init();
+
+    let config = Config::from(Cli::parse());
+    let server = match serve(config).await {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("aria-gateway: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("aria-gateway listening on {}", server.url());
+    // Best effort: a closed stdout must not stop the gateway.
+    let _ = std::io::stdout().flush();
+
+    wait_for_stop_signal().await;
+    tracing::info!("shutting down");
+    if let Err(e) = server.shutdown().await {
+        eprintln!("aria-gateway: {e}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// Ctrl-C, or SIGTERM on Unix (what service managers and `kill` send).
+async fn wait_for_stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

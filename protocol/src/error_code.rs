@@ -20,6 +20,9 @@ impl ErrorCode {
     /// Whether the gateway closes the socket after this error (and the client
     /// must not retry on its own).
     pub fn is_fatal(&self) -> bool {
-        matches!(self, ErrorCode::Unauthorized | ErrorCode::UnsupportedProtocol)
+        matches!(
+            self,
+            ErrorCode::Unauthorized | ErrorCode::UnsupportedProtocol
+        )
     }
 }

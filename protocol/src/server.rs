@@ -363,14 +363,14 @@ fn lenient_items<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<HistoryItem>, D:
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Lenient {
-        Item(HistoryItem),
+        Item(Box<HistoryItem>),
         Bad(serde::de::IgnoredAny),
     }
     let raw: Vec<Lenient> = Vec::deserialize(d)?;
     Ok(raw
         .into_iter()
         .map(|l| match l {
-            Lenient::Item(i) => i,
+            Lenient::Item(i) => *i,
             Lenient::Bad(_) => HistoryItem::Unknown,
         })
         .collect())

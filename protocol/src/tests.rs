@@ -274,7 +274,9 @@ fn malformed_frames_are_errors_that_name_the_type() {
         .unwrap_err();
     assert_eq!(e.frame_type.as_deref(), Some("message.update"));
     assert!(e.reason.contains("message_id"), "{}", e.reason);
-    assert!(e.to_string().starts_with("malformed `message.update` frame"));
+    assert!(e
+        .to_string()
+        .starts_with("malformed `message.update` frame"));
 
     for bad in [
         "",
@@ -285,7 +287,10 @@ fn malformed_frames_are_errors_that_name_the_type() {
         r#"{"type":"typing","channel_id":"c","on":"yes"}"#,
         r#"{"type":"message.stop","channel_id":"c","message_id":"m","seq":-1,"final_text":""}"#,
     ] {
-        assert!(ServerFrame::decode(bad).is_err(), "{bad:?} should not decode");
+        assert!(
+            ServerFrame::decode(bad).is_err(),
+            "{bad:?} should not decode"
+        );
     }
 }
 
@@ -343,11 +348,31 @@ fn arb_json() -> impl Strategy<Value = serde_json::Value> {
 }
 
 const TYPES: &[&str] = &[
-    "ready", "pong", "error", "channel.list", "channel.created", "channel.renamed",
-    "channel.deleted", "typing", "message.start", "message.update", "message.stop",
-    "message", "commentary", "tool.start", "tool.progress", "tool.end", "history",
-    "hello", "ping", "channel.create", "channel.rename", "channel.delete", "message.send",
-    "turn.cancel", "history.get",
+    "ready",
+    "pong",
+    "error",
+    "channel.list",
+    "channel.created",
+    "channel.renamed",
+    "channel.deleted",
+    "typing",
+    "message.start",
+    "message.update",
+    "message.stop",
+    "message",
+    "commentary",
+    "tool.start",
+    "tool.progress",
+    "tool.end",
+    "history",
+    "hello",
+    "ping",
+    "channel.create",
+    "channel.rename",
+    "channel.delete",
+    "message.send",
+    "turn.cancel",
+    "history.get",
 ];
 
 proptest! {

@@ -21,7 +21,11 @@ pub fn gateway_url(
     match chosen {
         Some(url) => normalize(url),
         None => {
-            let scheme = if page.protocol == "https:" { "wss" } else { "ws" };
+            let scheme = if page.protocol == "https:" {
+                "wss"
+            } else {
+                "ws"
+            };
             Ok(format!("{scheme}://{}/ws", page.host))
         }
     }

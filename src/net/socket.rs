@@ -6,7 +6,9 @@ use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
-use leptos::prelude::{set_interval_with_handle, set_timeout_with_handle, IntervalHandle, TimeoutHandle};
+use leptos::prelude::{
+    set_interval_with_handle, set_timeout_with_handle, IntervalHandle, TimeoutHandle,
+};
 use wasm_bindgen::prelude::*;
 use web_sys::{BinaryType, CloseEvent, MessageEvent, WebSocket};
 
@@ -25,7 +27,9 @@ pub enum Status {
     Connecting,
     Connected,
     /// Waiting to retry; the time is `Date.now()` ms of the next attempt.
-    Reconnecting { retry_at_ms: f64 },
+    Reconnecting {
+        retry_at_ms: f64,
+    },
     /// Not trying: the address is unusable.
     Offline(String),
     /// The gateway refused the token; no retry until settings change.
@@ -277,7 +281,10 @@ impl Inner {
             }
             return;
         }
-        let delay = this.backoff.borrow_mut().next_delay_ms(js_sys::Math::random());
+        let delay = this
+            .backoff
+            .borrow_mut()
+            .next_delay_ms(js_sys::Math::random());
         let retry_at_ms = js_sys::Date::now() + f64::from(delay);
         this.emit(Event::Status(Status::Reconnecting { retry_at_ms }));
         let weak: Weak<Inner> = Rc::downgrade(this);

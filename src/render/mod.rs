@@ -1,1 +1,27 @@
-//! Pure text → HTML and text → text helpers.
+//! Pure text → HTML and text → text helpers (no DOM; host-tested).
+
+/// Durations, token counts, argument JSON and previews for display.
+pub mod format;
+/// Streaming markdown: completed blocks are kept, only the tail re-renders.
+pub mod incremental;
+/// Markdown → HTML that is safe for `inner_html` (raw HTML escaped, link
+/// schemes allow-listed, images click-to-load).
+pub mod markdown;
+/// Progress-draft labels and one-line tool/note/commentary formatting.
+pub mod progress;
+/// The inline `💭 **Reasoning:**` prefix split.
+pub mod reasoning;
+/// Which link and image URLs rendered markdown may carry.
+pub mod url_policy;
+/// Hostile markdown inputs shared with the browser test suite.
+pub mod xss_corpus;
+
+pub use format::{args_pretty, duration, short_preview, tokens};
+pub use incremental::{completed_prefix_len, IncrementalMarkdown, RenderDelta};
+pub use markdown::to_html;
+pub use progress::{
+    commentary_line, note_line, pick_label, tool_line, truncate_line, Detail, ProgressLines,
+    LABEL_POOL,
+};
+pub use reasoning::{pending_inline_reasoning, should_start_collapsed, split_inline_reasoning};
+pub use xss_corpus::XSS_VECTORS;

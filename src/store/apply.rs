@@ -351,7 +351,8 @@ impl Store {
                 _ => false,
             };
             if changed {
-                self.changes.push(Change::Row(channel.to_string(), key.clone()));
+                self.changes
+                    .push(Change::Row(channel.to_string(), key.clone()));
             }
         }
         self.changes.push(Change::Turn(channel.to_string()));
@@ -378,7 +379,13 @@ impl Store {
             c.typing = false;
         }
         self.changes.push(Change::Turn(s.channel_id.clone()));
-        self.on_snapshot(&s.channel_id, s.turn_id, &s.message_id, String::new(), now_ms);
+        self.on_snapshot(
+            &s.channel_id,
+            s.turn_id,
+            &s.message_id,
+            String::new(),
+            now_ms,
+        );
     }
 
     /// A `message.start` (empty text) or `message.update` snapshot.
@@ -564,7 +571,11 @@ impl Store {
                 now_ms as i64,
             )
         });
-        call.state = if e.ok { ToolState::Ok } else { ToolState::Failed };
+        call.state = if e.ok {
+            ToolState::Ok
+        } else {
+            ToolState::Failed
+        };
         call.duration = Some(e.duration);
         call.output_preview = e.output_preview;
         call.output = e.output;
@@ -710,10 +721,17 @@ fn advance_contiguous(c: &mut ChannelState) {
     }
 }
 
+/// A one-line plain-text preview: the first line with words in it, without
+/// the markdown marks that would show as clutter in the thread list.
 fn preview_of(text: &str) -> String {
-    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let mut out: String = line.trim().chars().take(PREVIEW_CHARS).collect();
-    if line.trim().chars().count() > PREVIEW_CHARS {
+    let line = text
+        .lines()
+        .map(|l| l.trim().trim_start_matches(['#', '>', '-', '*', '+', ' ']))
+        .find(|l| !l.is_empty() && !l.starts_with("```") && !l.starts_with('|'))
+        .unwrap_or("");
+    let plain: String = line.replace("**", "").replace('`', "");
+    let mut out: String = plain.chars().take(PREVIEW_CHARS).collect();
+    if plain.chars().count() > PREVIEW_CHARS {
         out.push('…');
     }
     out

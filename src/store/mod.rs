@@ -21,13 +21,13 @@ use std::collections::{HashMap, VecDeque};
 pub use channel::{ChannelState, PageRequest};
 pub use outbox::OutboxEntry;
 pub use row::{
-    message_key, send_key, tool_key, Answer, Row, RowBody, RowKey, SendState, ToolCall,
-    ToolState, UserMessage,
+    message_key, send_key, tool_key, Answer, Row, RowBody, RowKey, SendState, ToolCall, ToolState,
+    UserMessage,
 };
 pub use timeline::{Timeline, Upsert};
 pub use turn::{Turn, WorkEvent};
 
-use crate::protocol::{ChannelRename, ChannelRef, ClientFrame, HistoryGet, MessageSend};
+use crate::protocol::{ChannelRef, ChannelRename, ClientFrame, HistoryGet, MessageSend};
 
 /// The key of the "new thread" pane, whose pending sends have no channel yet.
 pub const NEW_THREAD: &str = "";
@@ -180,7 +180,11 @@ impl Store {
     /// Puts back the sends that were pending when the page was closed.
     pub fn restore_outbox(&mut self, entries: Vec<OutboxEntry>) {
         for entry in entries {
-            if self.outbox.iter().any(|e| e.client_msg_id == entry.client_msg_id) {
+            if self
+                .outbox
+                .iter()
+                .any(|e| e.client_msg_id == entry.client_msg_id)
+            {
                 continue;
             }
             self.show_pending(&entry);

@@ -21,7 +21,10 @@ fn ready_store() -> Store {
     let mut s = Store::new();
     s.apply(frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel("c1", 0)]})), 0.0);
     s.open(Some("c1".into()));
-    s.apply(frame(json!({"type":"history","channel_id":"c1","items":[],"has_more":false})), 0.0);
+    s.apply(
+        frame(json!({"type":"history","channel_id":"c1","items":[],"has_more":false})),
+        0.0,
+    );
     s.take_changes();
     s
 }
@@ -63,7 +66,9 @@ fn message(ch: &str, seq: u64, role: &str, text: &str, cmid: Option<&str>) -> se
 fn a_typical_turn_renders_in_order() {
     let mut s = ready_store();
     let effects = s.send("summarize the repo", "k1".into(), 1.0);
-    assert!(matches!(sent(&effects)[..], [ClientFrame::MessageSend(ref m)] if m.channel_id.as_deref() == Some("c1")));
+    assert!(
+        matches!(sent(&effects)[..], [ClientFrame::MessageSend(ref m)] if m.channel_id.as_deref() == Some("c1"))
+    );
     assert_eq!(texts(&s, "c1"), vec!["user:summarize the repo"]);
     let frames = [
         message("c1", 1, "user", "summarize the repo", Some("k1")),
@@ -80,7 +85,10 @@ fn a_typical_turn_renders_in_order() {
     ];
     for f in frames {
         let effects = s.apply(frame(f), 2.0);
-        assert!(sent(&effects).is_empty(), "no gap fill expected: {effects:?}");
+        assert!(
+            sent(&effects).is_empty(),
+            "no gap fill expected: {effects:?}"
+        );
     }
     assert_eq!(
         texts(&s, "c1"),
@@ -99,7 +107,10 @@ fn a_typical_turn_renders_in_order() {
     let RowBody::Assistant(a) = &s.row("c1", "m:a1").unwrap().body else {
         panic!()
     };
-    assert!(a.interim && !a.streaming, "unstopped bubble stays as interim");
+    assert!(
+        a.interim && !a.streaming,
+        "unstopped bubble stays as interim"
+    );
     let RowBody::Assistant(a) = &s.row("c1", "m:m3").unwrap().body else {
         panic!()
     };
@@ -124,7 +135,9 @@ fn auto_thread_moves_the_pending_bubble_and_jumps() {
     let mut s = ready_store();
     s.open(None);
     let effects = s.send("plan a trip", "k9".into(), 1.0);
-    assert!(matches!(&sent(&effects)[..], [ClientFrame::MessageSend(m)] if m.auto_thread == Some(true) && m.channel_id.is_none()));
+    assert!(
+        matches!(&sent(&effects)[..], [ClientFrame::MessageSend(m)] if m.auto_thread == Some(true) && m.channel_id.is_none())
+    );
     assert_eq!(texts(&s, NEW_THREAD), vec!["user:plan a trip"]);
     let mut ch = channel("c2", 0);
     ch["auto"] = json!(true);
@@ -136,9 +149,17 @@ fn auto_thread_moves_the_pending_bubble_and_jumps() {
     assert_eq!(s.active(), Some("c2"));
     assert!(texts(&s, NEW_THREAD).is_empty());
     assert_eq!(texts(&s, "c2"), vec!["user:plan a trip"]);
-    s.apply(frame(message("c2", 1, "user", "plan a trip", Some("k9"))), 3.0);
+    s.apply(
+        frame(message("c2", 1, "user", "plan a trip", Some("k9"))),
+        3.0,
+    );
     assert_eq!(texts(&s, "c2"), vec!["user:plan a trip"]);
-    s.apply(frame(json!({"type":"channel.renamed","channel_id":"c2","title":"Trip planning","auto":true})), 4.0);
+    s.apply(
+        frame(
+            json!({"type":"channel.renamed","channel_id":"c2","title":"Trip planning","auto":true}),
+        ),
+        4.0,
+    );
     assert_eq!(s.channel("c2").unwrap().meta.title, "Trip planning");
 }
 
@@ -147,13 +168,18 @@ fn history_pages_and_live_frames_merge_by_seq() {
     let mut s = Store::new();
     s.apply(frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel("c1", 60)]})), 0.0);
     let effects = s.open(Some("c1".into()));
-    assert!(matches!(&sent(&effects)[..], [ClientFrame::HistoryGet(h)] if h.before.is_none() && h.after.is_none()));
+    assert!(
+        matches!(&sent(&effects)[..], [ClientFrame::HistoryGet(h)] if h.before.is_none() && h.after.is_none())
+    );
     // A live frame arrives before the page that also contains it.
     s.apply(frame(message("c1", 60, "assistant", "sixty", None)), 0.0);
     let page: Vec<_> = (11..=60)
         .map(|i| json!({"type":"message","seq":i,"message_id":format!("m{i}"),"role":"assistant","text":format!("n{i}"),"ts":i}))
         .collect();
-    s.apply(frame(json!({"type":"history","channel_id":"c1","items":page,"has_more":true})), 0.0);
+    s.apply(
+        frame(json!({"type":"history","channel_id":"c1","items":page,"has_more":true})),
+        0.0,
+    );
     let t = s.timeline("c1").unwrap();
     assert_eq!(t.len(), 50);
     assert_eq!((t.oldest_seq(), t.newest_seq()), (Some(11), Some(60)));
@@ -161,10 +187,20 @@ fn history_pages_and_live_frames_merge_by_seq() {
     assert!(matches!(&sent(&effects)[..], [ClientFrame::HistoryGet(h)] if h.before == Some(11)));
     assert!(s.load_older("c1").is_empty(), "one page request at a time");
     let older: Vec<_> = (1..=10)
-        .map(|i| json!({"type":"commentary","seq":i,"message_id":format!("c{i}"),"text":"x","ts":i}))
+        .map(
+            |i| json!({"type":"commentary","seq":i,"message_id":format!("c{i}"),"text":"x","ts":i}),
+        )
         .collect();
-    s.apply(frame(json!({"type":"history","channel_id":"c1","items":older,"has_more":false})), 0.0);
-    let seqs: Vec<_> = s.timeline("c1").unwrap().rows().map(|r| r.seq.unwrap()).collect();
+    s.apply(
+        frame(json!({"type":"history","channel_id":"c1","items":older,"has_more":false})),
+        0.0,
+    );
+    let seqs: Vec<_> = s
+        .timeline("c1")
+        .unwrap()
+        .rows()
+        .map(|r| r.seq.unwrap())
+        .collect();
     assert_eq!(seqs, (1..=60).collect::<Vec<_>>());
     assert!(!s.channel("c1").unwrap().has_older);
     assert!(s.load_older("c1").is_empty());
@@ -181,7 +217,10 @@ fn a_seq_jump_asks_for_the_gap_once() {
     let gap: Vec<_> = (2..=3)
         .map(|i| json!({"type":"message","seq":i,"message_id":format!("m{i}"),"role":"assistant","text":"g","ts":i}))
         .collect();
-    s.apply(frame(json!({"type":"history","channel_id":"c1","items":gap,"has_more":false})), 0.0);
+    s.apply(
+        frame(json!({"type":"history","channel_id":"c1","items":gap,"has_more":false})),
+        0.0,
+    );
     assert_eq!(s.channel("c1").unwrap().contiguous_seq, 5);
     assert_eq!(s.timeline("c1").unwrap().len(), 5);
 }
@@ -196,9 +235,15 @@ fn reconnect_resends_the_outbox_and_fills_gaps() {
     assert_eq!(s.outbox().len(), 1);
     let effects = s.apply(frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel("c1", 3)]})), 2.0);
     let frames = sent(&effects);
-    assert!(frames.iter().any(|f| matches!(f, ClientFrame::HistoryGet(h) if h.after == Some(1))));
-    assert!(frames.iter().any(|f| matches!(f, ClientFrame::MessageSend(m) if m.client_msg_id == "k2")));
-    assert!(frames.iter().any(|f| matches!(f, ClientFrame::ChannelList(_))));
+    assert!(frames
+        .iter()
+        .any(|f| matches!(f, ClientFrame::HistoryGet(h) if h.after == Some(1))));
+    assert!(frames
+        .iter()
+        .any(|f| matches!(f, ClientFrame::MessageSend(m) if m.client_msg_id == "k2")));
+    assert!(frames
+        .iter()
+        .any(|f| matches!(f, ClientFrame::ChannelList(_))));
 }
 
 #[test]
@@ -213,8 +258,14 @@ fn a_turn_that_ended_while_away_is_closed_after_the_resume_burst() {
     }
     s.connection_lost();
     s.apply(frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel("c1", 0)]})), 1.0);
-    assert!(s.channel("c1").unwrap().turn.is_some(), "kept until the barrier");
-    s.apply(frame(json!({"type":"channel.list","channels":[channel("c1", 0)]})), 1.0);
+    assert!(
+        s.channel("c1").unwrap().turn.is_some(),
+        "kept until the barrier"
+    );
+    s.apply(
+        frame(json!({"type":"channel.list","channels":[channel("c1", 0)]})),
+        1.0,
+    );
     assert!(s.channel("c1").unwrap().turn.is_none());
     assert_eq!(texts(&s, "c1"), vec!["tool:a:Unknown"]);
 }
@@ -226,11 +277,21 @@ fn a_turn_still_running_survives_the_reconnect() {
     s.apply(frame(json!({"type":"message.update","channel_id":"c1","turn_id":"t1","message_id":"a","text":"Hello wor"})), 0.0);
     s.connection_lost();
     s.apply(frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel("c1", 0)]})), 1.0);
-    s.apply(frame(json!({"type":"typing","channel_id":"c1","on":true})), 1.0);
+    s.apply(
+        frame(json!({"type":"typing","channel_id":"c1","on":true})),
+        1.0,
+    );
     s.apply(frame(json!({"type":"message.start","channel_id":"c1","turn_id":"t1","message_id":"a","role":"assistant"})), 1.0);
-    assert_eq!(texts(&s, "c1"), vec!["assistant:Hello wor"], "a re-sent start keeps the text");
+    assert_eq!(
+        texts(&s, "c1"),
+        vec!["assistant:Hello wor"],
+        "a re-sent start keeps the text"
+    );
     s.apply(frame(json!({"type":"message.update","channel_id":"c1","turn_id":"t1","message_id":"a","text":"Hello world"})), 1.0);
-    s.apply(frame(json!({"type":"channel.list","channels":[channel("c1", 0)]})), 1.0);
+    s.apply(
+        frame(json!({"type":"channel.list","channels":[channel("c1", 0)]})),
+        1.0,
+    );
     assert!(s.channel("c1").unwrap().turn.is_some());
     assert_eq!(texts(&s, "c1"), vec!["assistant:Hello world"]);
 }
@@ -265,9 +326,17 @@ fn out_of_order_and_repeated_frames_are_harmless() {
 #[test]
 fn tools_without_end_become_unknown_when_the_turn_ends() {
     let mut s = ready_store();
-    s.apply(frame(json!({"type":"typing","channel_id":"c1","on":true})), 0.0);
+    s.apply(
+        frame(json!({"type":"typing","channel_id":"c1","on":true})),
+        0.0,
+    );
     s.apply(frame(json!({"type":"tool.start","channel_id":"c1","index":1,"name":"slow","preview":"","args":{}})), 0.0);
-    s.apply(frame(json!({"type":"tool.progress","channel_id":"c1","index":1,"name":"slow","note":"50%"})), 0.0);
+    s.apply(
+        frame(
+            json!({"type":"tool.progress","channel_id":"c1","index":1,"name":"slow","note":"50%"}),
+        ),
+        0.0,
+    );
     let turn = s.channel("c1").unwrap().turn.clone().unwrap();
     assert_eq!(turn.work_count, 2);
     let key = tool_key(&turn.id, 1);
@@ -275,7 +344,10 @@ fn tools_without_end_become_unknown_when_the_turn_ends() {
         panic!()
     };
     assert_eq!(t.notes, vec!["50%"]);
-    s.apply(frame(json!({"type":"typing","channel_id":"c1","on":false})), 0.0);
+    s.apply(
+        frame(json!({"type":"typing","channel_id":"c1","on":false})),
+        0.0,
+    );
     assert_eq!(texts(&s, "c1"), vec!["tool:slow:Unknown"]);
 }
 
@@ -285,10 +357,16 @@ fn a_rejected_send_is_marked_failed_and_can_be_retried() {
     s.send("x".repeat(10).as_str(), "k1".into(), 0.0);
     let effects = s.apply(frame(json!({"type":"error","code":"too_large","message":"Message too long.","client_msg_id":"k1"})), 0.0);
     assert_eq!(effects, vec![Effect::PersistOutbox]);
-    assert!(matches!(&s.row("c1", "u:k1").unwrap().body, RowBody::User(u) if u.send == SendState::Failed("Message too long.".into())));
+    assert!(
+        matches!(&s.row("c1", "u:k1").unwrap().body, RowBody::User(u) if u.send == SendState::Failed("Message too long.".into()))
+    );
     let effects = s.retry("k1");
-    assert!(matches!(&sent(&effects)[..], [ClientFrame::MessageSend(m)] if m.client_msg_id == "k1"));
-    assert!(matches!(&s.row("c1", "u:k1").unwrap().body, RowBody::User(u) if u.send == SendState::Pending));
+    assert!(
+        matches!(&sent(&effects)[..], [ClientFrame::MessageSend(m)] if m.client_msg_id == "k1")
+    );
+    assert!(
+        matches!(&s.row("c1", "u:k1").unwrap().body, RowBody::User(u) if u.send == SendState::Pending)
+    );
     s.discard("k1");
     assert!(s.outbox().is_empty() && texts(&s, "c1").is_empty());
 }
@@ -304,20 +382,32 @@ fn restored_outbox_shows_pending_bubbles_and_sends_on_ready() {
         failed: None,
     }]);
     assert_eq!(texts(&s, NEW_THREAD), vec!["user:from before the reload"]);
-    let effects = s.apply(frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[]})), 0.0);
+    let effects = s.apply(
+        frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[]})),
+        0.0,
+    );
     assert!(sent(&effects).iter().any(|f| matches!(f, ClientFrame::MessageSend(m) if m.client_msg_id == "k7" && m.auto_thread == Some(true))));
 }
 
 #[test]
 fn unread_counts_and_deleted_threads() {
     let mut s = ready_store();
-    s.apply(frame(json!({"type":"channel.created","channel":channel("c2", 0),"auto":false})), 0.0);
+    s.apply(
+        frame(json!({"type":"channel.created","channel":channel("c2", 0),"auto":false})),
+        0.0,
+    );
     s.apply(frame(message("c2", 1, "assistant", "ping", None)), 0.0);
     assert_eq!(s.channel("c2").unwrap().unread, 1);
-    assert_eq!(s.channel("c2").unwrap().meta.preview.as_deref(), Some("ping"));
+    assert_eq!(
+        s.channel("c2").unwrap().meta.preview.as_deref(),
+        Some("ping")
+    );
     s.open(Some("c2".into()));
     assert_eq!(s.channel("c2").unwrap().unread, 0);
-    let effects = s.apply(frame(json!({"type":"channel.deleted","channel_id":"c2"})), 0.0);
+    let effects = s.apply(
+        frame(json!({"type":"channel.deleted","channel_id":"c2"})),
+        0.0,
+    );
     assert_eq!(effects, vec![Effect::Navigate(None)]);
     assert!(s.channel("c2").is_none() && s.active().is_none());
 }
@@ -339,5 +429,40 @@ fn changes_name_only_the_row_that_streamed() {
     s.apply(frame(json!({"type":"message.update","channel_id":"c1","turn_id":"t","message_id":"a","text":"more"})), 0.0);
     let changes = s.take_changes();
     assert!(changes.contains(&Change::Row("c1".into(), "m:a".into())));
-    assert!(!changes.iter().any(|c| matches!(c, Change::Order(_) | Change::Channels)));
+    assert!(!changes
+        .iter()
+        .any(|c| matches!(c, Change::Order(_) | Change::Channels)));
+}
+
+#[test]
+fn previews_are_plain_first_lines() {
+    let mut s = ready_store();
+    s.apply(
+        frame(message(
+            "c1",
+            1,
+            "assistant",
+            "```\ncode\n```\n## **Bold** `title`\nmore",
+            None,
+        )),
+        0.0,
+    );
+    assert_eq!(
+        s.channel("c1").unwrap().meta.preview.as_deref(),
+        Some("code")
+    );
+    s.apply(
+        frame(message(
+            "c1",
+            2,
+            "assistant",
+            "\n\n## **Bold** `title`\nmore",
+            None,
+        )),
+        0.0,
+    );
+    assert_eq!(
+        s.channel("c1").unwrap().meta.preview.as_deref(),
+        Some("Bold title")
+    );
 }

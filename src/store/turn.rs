@@ -13,7 +13,10 @@ pub enum WorkEvent {
     /// A tool call started (the row holds name, preview and args).
     Tool(RowKey),
     /// A `tool.progress` note of a running call.
-    Note { tool: RowKey, note: String },
+    Note {
+        tool: RowKey,
+        note: String,
+    },
     Commentary(String),
 }
 

@@ -77,7 +77,9 @@ pub fn AnswerBubble(row: RwSignal<Row>) -> impl IntoView {
                 answer
             };
             AnswerParts {
-                reasoning: reasoning.filter(|r| !r.trim().is_empty()).map(str::to_string),
+                reasoning: reasoning
+                    .filter(|r| !r.trim().is_empty())
+                    .map(str::to_string),
                 body: body.to_string(),
                 streaming: a.streaming,
                 interim: a.interim,

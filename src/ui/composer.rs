@@ -33,7 +33,11 @@ pub fn Composer() -> impl IntoView {
     };
     let busy = move || {
         let active = rt.view.active.get();
-        active.is_some_and(|id| rt.view.channels.with(|cs| cs.iter().any(|c| c.id == id && c.busy)))
+        active.is_some_and(|id| {
+            rt.view
+                .channels
+                .with(|cs| cs.iter().any(|c| c.id == id && c.busy))
+        })
     };
     let stop = move |_| {
         if let Some(id) = rt.view.active.get_untracked() {

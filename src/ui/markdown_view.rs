@@ -52,12 +52,18 @@ fn load_image_on_click(ev: web_sys::MouseEvent) {
     else {
         return;
     };
-    let Some(src) = button.get_attribute("data-src") else { return };
+    let Some(src) = button.get_attribute("data-src") else {
+        return;
+    };
     if !(src.starts_with("https://") || src.starts_with("http://")) {
         return;
     }
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
-    let Ok(img) = doc.create_element("img") else { return };
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(img) = doc.create_element("img") else {
+        return;
+    };
     let _ = img.set_attribute("src", &src);
     let _ = img.set_attribute("referrerpolicy", "no-referrer");
     let _ = img.set_attribute("loading", "lazy");

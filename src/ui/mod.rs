@@ -15,6 +15,7 @@ mod runtime;
 mod settings_panel;
 mod sidebar;
 mod status;
+mod thread_menu;
 mod timeline;
 mod tool_card;
 mod view_state;

@@ -17,7 +17,11 @@ const SHOW_AFTER_MS: f64 = 5000.0;
 pub fn ProgressDraft() -> impl IntoView {
     let rt = expect_context::<Runtime>();
     let now = RwSignal::new(browser::now_ms());
-    let tick = set_interval_with_handle(move || now.set(browser::now_ms()), std::time::Duration::from_millis(500)).ok();
+    let tick = set_interval_with_handle(
+        move || now.set(browser::now_ms()),
+        std::time::Duration::from_millis(500),
+    )
+    .ok();
     on_cleanup(move || {
         if let Some(t) = tick {
             t.clear();
@@ -30,7 +34,8 @@ pub fn ProgressDraft() -> impl IntoView {
         let progress = rt.settings.with(|s| s.progress.clone());
         rt.view.turn.with(|t| {
             let t = t.as_ref()?;
-            let due = t.work_count >= 2 || (t.work_count >= 1 && now.get() - t.started_ms >= SHOW_AFTER_MS);
+            let due = t.work_count >= 2
+                || (t.work_count >= 1 && now.get() - t.started_ms >= SHOW_AFTER_MS);
             (due && !t.answered).then(|| draft_lines(t, &progress))
         })
     };
@@ -64,9 +69,16 @@ fn draft_lines(turn: &TurnView, p: &ProgressSettings) -> Vec<(bool, String)> {
         };
         for e in &turn.events {
             match e {
-                DraftEvent::Tool { key, emoji, name, preview, args } => {
-                    lines.upsert(key, tool_line(emoji.as_deref(), name, preview, args, detail, max_chars))
-                }
+                DraftEvent::Tool {
+                    key,
+                    emoji,
+                    name,
+                    preview,
+                    args,
+                } => lines.upsert(
+                    key,
+                    tool_line(emoji.as_deref(), name, preview, args, detail, max_chars),
+                ),
                 DraftEvent::Note { emoji, name, note } => {
                     lines.push(note_line(emoji.as_deref(), name, note, max_chars))
                 }

@@ -8,7 +8,10 @@ use super::runtime::Runtime;
 use crate::render::should_start_collapsed;
 
 #[component]
-pub fn ReasoningBlock(#[prop(into)] text: Signal<String>, #[prop(into)] live: Signal<bool>) -> impl IntoView {
+pub fn ReasoningBlock(
+    #[prop(into)] text: Signal<String>,
+    #[prop(into)] live: Signal<bool>,
+) -> impl IntoView {
     let rt = expect_context::<Runtime>();
     let auto = rt.settings.with_untracked(|s| s.reasoning_auto_collapse);
     let collapsed = RwSignal::new(auto && text.with_untracked(|t| should_start_collapsed(t)));
@@ -17,7 +20,10 @@ pub fn ReasoningBlock(#[prop(into)] text: Signal<String>, #[prop(into)] live: Si
     let touched = RwSignal::new(false);
     Effect::new(move |_| {
         let long = text.with(|t| should_start_collapsed(t));
-        if long && !touched.get_untracked() && rt.settings.with_untracked(|s| s.reasoning_auto_collapse) {
+        if long
+            && !touched.get_untracked()
+            && rt.settings.with_untracked(|s| s.reasoning_auto_collapse)
+        {
             collapsed.set(true);
         }
     });

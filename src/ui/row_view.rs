@@ -57,7 +57,10 @@ fn visible(rt: Runtime, row: &Row, kind: Kind) -> bool {
             // and show in the draft while it runs.
             row.turn.as_ref().is_some_and(|t| {
                 rt.view.expanded_turns.with(|e| e.contains(t))
-                    && !rt.view.turn.with(|r| r.as_ref().is_some_and(|r| &r.id == t))
+                    && !rt
+                        .view
+                        .turn
+                        .with(|r| r.as_ref().is_some_and(|r| &r.id == t))
             })
         }
         _ => true,
@@ -78,17 +81,28 @@ fn WorkExpander(row_key: RowKey) -> impl IntoView {
         rt.settings.with(|s| s.streaming == StreamingMode::Progress)
             && turn.with(|t| {
                 t.as_ref().is_some_and(|(id, n)| {
-                    *n > 0 && !rt.view.turn.with(|r| r.as_ref().is_some_and(|r| &r.id == id))
+                    *n > 0
+                        && !rt
+                            .view
+                            .turn
+                            .with(|r| r.as_ref().is_some_and(|r| &r.id == id))
                 })
             })
             && rt.settings.with(|s| s.tool_detail != ToolDetail::Nothing)
     };
     let open = move || {
-        turn.with(|t| t.as_ref().is_some_and(|(id, _)| rt.view.expanded_turns.with(|e| e.contains(id))))
+        turn.with(|t| {
+            t.as_ref()
+                .is_some_and(|(id, _)| rt.view.expanded_turns.with(|e| e.contains(id)))
+        })
     };
     let label = move || {
         let n = turn.with(|t| t.as_ref().map_or(0, |(_, n)| *n));
-        if n == 1 { "1 tool call".to_string() } else { format!("{n} tool calls") }
+        if n == 1 {
+            "1 tool call".to_string()
+        } else {
+            format!("{n} tool calls")
+        }
     };
     let toggle = move |_| {
         if let Some((id, _)) = turn.get_untracked() {

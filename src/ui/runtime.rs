@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use super::browser;
 use super::view_state::ViewState;
-use crate::net::{gateway_url, Event, PageOrigin, Socket, Status, Target};
+use crate::net::{gateway_url, Event, PageOrigin, Socket, Target};
 use crate::protocol::{Hello, PROTOCOL_VERSION};
 use crate::settings::Settings;
 use crate::store::{Effect, OutboxEntry, Store};
@@ -137,8 +137,8 @@ impl Runtime {
                 }
                 Effect::Navigate(channel) => browser::replace_hash(channel.as_deref()),
                 Effect::PersistOutbox => {
-                    if let Some(json) = self
-                        .read(|s| serde_json::to_string(s.outbox()).unwrap_or_default())
+                    if let Some(json) =
+                        self.read(|s| serde_json::to_string(s.outbox()).unwrap_or_default())
                     {
                         browser::save(OUTBOX_KEY, &json);
                     }

@@ -11,7 +11,11 @@ pub fn ConnectionStatus() -> impl IntoView {
     let rt = expect_context::<Runtime>();
     // Ticks once a second so "reconnecting in N s" counts down.
     let now = RwSignal::new(browser::now_ms());
-    let tick = set_interval_with_handle(move || now.set(browser::now_ms()), std::time::Duration::from_secs(1)).ok();
+    let tick = set_interval_with_handle(
+        move || now.set(browser::now_ms()),
+        std::time::Duration::from_secs(1),
+    )
+    .ok();
     on_cleanup(move || {
         if let Some(t) = tick {
             t.clear();

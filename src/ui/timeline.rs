@@ -34,7 +34,9 @@ pub fn Timeline() -> impl IntoView {
     };
 
     let on_scroll = move |_| {
-        let Some(el) = scroller.get_untracked() else { return };
+        let Some(el) = scroller.get_untracked() else {
+            return;
+        };
         let bottom = el.scroll_height() - el.scroll_top() - el.client_height() <= BOTTOM_SLACK;
         at_bottom.get_value().set(bottom);
         if bottom {

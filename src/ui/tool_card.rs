@@ -23,7 +23,10 @@ pub fn ToolCard(row: RwSignal<Row>) -> impl IntoView {
         RowBody::Tool(t) => Some(t.clone()),
         _ => None,
     });
-    let everything = move || rt.settings.with(|s| s.tool_detail == ToolDetail::Everything);
+    let everything = move || {
+        rt.settings
+            .with(|s| s.tool_detail == ToolDetail::Everything)
+    };
     // `None`: follow the setting; `Some`: the reader's choice.
     let opened = RwSignal::new(None::<bool>);
     let open = move || opened.get().unwrap_or_else(everything);
@@ -41,7 +44,9 @@ pub fn ToolCard(row: RwSignal<Row>) -> impl IntoView {
         _ => "",
     };
     let line = move || {
-        let raw = rt.settings.with(|s| s.progress.detail == ProgressDetail::Raw);
+        let raw = rt
+            .settings
+            .with(|s| s.progress.detail == ProgressDetail::Raw);
         call.with(|c| {
             c.as_ref().map(|c| {
                 tool_line(
@@ -57,8 +62,13 @@ pub fn ToolCard(row: RwSignal<Row>) -> impl IntoView {
     };
     let duration = move || {
         call.with(|c| match c.as_ref() {
-            Some(ToolCall { state: ToolState::Unknown, .. }) => "unknown outcome".to_string(),
-            Some(ToolCall { duration: Some(d), .. }) => render::duration(*d),
+            Some(ToolCall {
+                state: ToolState::Unknown,
+                ..
+            }) => "unknown outcome".to_string(),
+            Some(ToolCall {
+                duration: Some(d), ..
+            }) => render::duration(*d),
             _ => String::new(),
         })
     };
@@ -91,7 +101,8 @@ fn ToolDetailView(call: Memo<Option<ToolCall>>) -> impl IntoView {
     let name = move || call.with(|c| c.as_ref().map(|c| c.name.clone()));
     let output = Signal::derive(move || {
         call.with(|c| {
-            c.as_ref().map(|c| c.output.clone().unwrap_or_else(|| c.output_preview.clone()))
+            c.as_ref()
+                .map(|c| c.output.clone().unwrap_or_else(|| c.output_preview.clone()))
         })
         .unwrap_or_default()
     });

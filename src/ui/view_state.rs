@@ -8,10 +8,13 @@ use std::collections::HashMap;
 use leptos::prelude::*;
 
 use crate::net::Status;
-use crate::store::{Change, ChannelState, Diagnostics, Notice, Row, RowBody, RowKey, Store, Turn, WorkEvent, NEW_THREAD};
+use crate::store::{
+    Change, ChannelState, Diagnostics, Notice, Row, RowBody, RowKey, Store, Turn, WorkEvent,
+    NEW_THREAD,
+};
 
 /// A thread as the sidebar shows it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ChannelSummary {
     pub id: String,
     pub title: String,
@@ -182,8 +185,11 @@ impl ViewState {
                 };
                 fresh.insert(row.key.clone(), sig);
                 keys.push(row.key.clone());
-                if let (Some(t), RowBody::Tool(_) | RowBody::Commentary(_)) = (&row.turn, &row.body) {
-                    let w = work.entry(t.clone()).or_insert_with(|| (row.key.clone(), 0));
+                if let (Some(t), RowBody::Tool(_) | RowBody::Commentary(_)) = (&row.turn, &row.body)
+                {
+                    let w = work
+                        .entry(t.clone())
+                        .or_insert_with(|| (row.key.clone(), 0));
                     if matches!(row.body, RowBody::Tool(_)) {
                         w.1 += 1;
                     }
@@ -209,7 +215,10 @@ impl Default for ViewState {
 
 fn dedup(changes: Vec<Change>) -> Vec<Change> {
     let mut seen = std::collections::HashSet::new();
-    changes.into_iter().filter(|c| seen.insert(c.clone())).collect()
+    changes
+        .into_iter()
+        .filter(|c| seen.insert(c.clone()))
+        .collect()
 }
 
 fn summary(c: &ChannelState) -> ChannelSummary {

@@ -1,0 +1,45 @@
+//! Agents answer a user's message with a turn of frames.
+//!
+//! An [`Agent`] never touches sockets or the log: it drives a [`Turn`], which
+//! logs final items with their `seq`, broadcasts the frames and keeps the
+//! state needed to cancel the turn or show it to a device joining late. The
+//! built-in agent is the scripted [`demo::DemoAgent`]; real back ends
+//! (OpenAI-compatible, Hermes) are meant to implement the same trait.
+
+mod demo;
+mod scenarios;
+mod texts;
+mod turn;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+pub use turn::{Reply, ToolCall, ToolOutcome, Turn, TurnError};
+
+use crate::config::{AgentKind, Config};
+
+/// A boxed future, so `Agent` stays object-safe (`Arc<dyn Agent>`).
+pub type AgentFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+pub trait Agent: Send + Sync {
+    /// Runs one turn answering `text`. `typing` on/off around it is the
+    /// gateway's job. Returning early with the error of a [`Turn`] call is
+    /// the expected way to stop when the turn is cancelled.
+    fn run<'a>(
+        &'a self,
+        text: &'a str,
+        turn: &'a mut Turn,
+    ) -> AgentFuture<'a, Result<(), TurnError>>;
+
+    /// A better title for an auto thread, made from its first message; `None`
+    /// keeps the derived one. May take a while (an LLM call).
+    fn title<'a>(&'a self, first_message: &'a str) -> AgentFuture<'a, Option<String>>;
+}
+
+/// The agent selected by `--agent`.
+pub fn build(config: &Config) -> Arc<dyn Agent> {
+    match config.agent {
+        AgentKind::Demo => Arc::new(demo::DemoAgent::new(config.demo_delay)),
+    }
+}

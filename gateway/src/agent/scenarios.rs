@@ -1,0 +1,148 @@
+//! Which demo scenario a message asks for (`/demo NAME [N]`).
+
+/// Tool calls of `/demo flood` without a count, and the most allowed.
+pub const DEFAULT_FLOOD_CALLS: u32 = 500;
+pub const MAX_FLOOD_CALLS: u32 = 5000;
+/// Size of `/demo stream` without a size, and the most allowed: the last
+/// snapshot must stay under the 1 MiB frame limit once JSON-escaped.
+pub const DEFAULT_STREAM_KIB: u32 = 100;
+pub const MAX_STREAM_KIB: u32 = 900;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scenario {
+    /// Any text that is not a `/demo` command: the default markdown answer.
+    Answer,
+    /// `/demo`, `/demo help` or an unknown name: the list of scenarios.
+    Help,
+    Reasoning,
+    InlineReasoning,
+    Tools,
+    Commentary,
+    Long,
+    NoStream,
+    Hang,
+    /// `/demo flood [N]`: N tool calls.
+    Flood(u32),
+    /// `/demo stream [KiB]`: an answer of about KiB kibibytes.
+    Stream(u32),
+    Xss,
+    All,
+}
+
+/// Every scenario with a one-line description, for `/demo help`.
+pub const CATALOG: &[(&str, &str)] = &[
+    (
+        "/demo reasoning",
+        "an answer with a `reasoning` field on `message.stop`",
+    ),
+    (
+        "/demo inline-reasoning",
+        "reasoning inlined in the text with the `💭 **Reasoning:**` prefix",
+    ),
+    (
+        "/demo tools",
+        "tool calls (one failing, one long with progress notes) and commentary, then the answer",
+    ),
+    (
+        "/demo commentary",
+        "interim commentary beats, then the answer",
+    ),
+    (
+        "/demo long",
+        "about 20 KB of markdown: headings, code in several languages, tables, nested lists",
+    ),
+    ("/demo nostream", "one final `message`, no streaming"),
+    (
+        "/demo hang",
+        "a tool call that never ends; the turn ends anyway",
+    ),
+    (
+        "/demo flood [N]",
+        "N tool calls 1 ms apart in one turn (default 500)",
+    ),
+    (
+        "/demo stream [KiB]",
+        "an answer of KiB size streamed every 10 ms (default 100)",
+    ),
+    (
+        "/demo xss",
+        "XSS vectors in the answer, reasoning, commentary, tool card and auto title",
+    ),
+    (
+        "/demo all",
+        "reasoning, tools, commentary and the answer in one turn",
+    ),
+];
+
+impl Scenario {
+    pub fn parse(text: &str) -> Self {
+        let mut words = text.split_whitespace();
+        if words.next() != Some("/demo") {
+            return Scenario::Answer;
+        }
+        let name = words.next().unwrap_or("help").to_ascii_lowercase();
+        let count = words.next().and_then(|w| w.parse::<u32>().ok());
+        match name.as_str() {
+            "reasoning" => Scenario::Reasoning,
+            "inline-reasoning" => Scenario::InlineReasoning,
+            "tools" => Scenario::Tools,
+            "commentary" => Scenario::Commentary,
+            "long" => Scenario::Long,
+            "nostream" => Scenario::NoStream,
+            "hang" => Scenario::Hang,
+            "flood" => Scenario::Flood(
+                count
+                    .unwrap_or(DEFAULT_FLOOD_CALLS)
+                    .clamp(1, MAX_FLOOD_CALLS),
+            ),
+            "stream" => {
+                Scenario::Stream(count.unwrap_or(DEFAULT_STREAM_KIB).clamp(1, MAX_STREAM_KIB))
+            }
+            "xss" => Scenario::Xss,
+            "all" => Scenario::All,
+            _ => Scenario::Help,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_names_and_counts() {
+        assert_eq!(Scenario::parse("hello there"), Scenario::Answer);
+        assert_eq!(
+            Scenario::parse("tell me about /demo tools"),
+            Scenario::Answer
+        );
+        assert_eq!(Scenario::parse("/demo"), Scenario::Help);
+        assert_eq!(Scenario::parse("/demo nope"), Scenario::Help);
+        assert_eq!(Scenario::parse("/demo Tools"), Scenario::Tools);
+        assert_eq!(
+            Scenario::parse("/demo inline-reasoning"),
+            Scenario::InlineReasoning
+        );
+        assert_eq!(Scenario::parse("/demo flood"), Scenario::Flood(500));
+        assert_eq!(Scenario::parse("/demo flood 12"), Scenario::Flood(12));
+        assert_eq!(Scenario::parse("/demo flood 0"), Scenario::Flood(1));
+        assert_eq!(
+            Scenario::parse("/demo flood 999999"),
+            Scenario::Flood(MAX_FLOOD_CALLS)
+        );
+        assert_eq!(Scenario::parse("/demo stream"), Scenario::Stream(100));
+        assert_eq!(Scenario::parse("/demo stream x"), Scenario::Stream(100));
+        assert_eq!(
+            Scenario::parse("/demo stream 5000"),
+            Scenario::Stream(MAX_STREAM_KIB)
+        );
+    }
+
+    #[test]
+    fn every_catalog_entry_parses_to_a_scenario() {
+        for (command, _) in CATALOG {
+            let command = command.split(" [").next().unwrap_or(command);
+            assert_ne!(Scenario::parse(command), Scenario::Help, "{command}");
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! One WebSocket: the `hello` handshake, then frames in and out until either
+//! side closes.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use aria_protocol::{
+    ClientFrame, ErrorCode, Hello, Ready, ServerFrame, CLOSE_UNAUTHORIZED,
+    CLOSE_UNSUPPORTED_PROTOCOL, MAX_FRAME_BYTES, PROTOCOL_VERSION,
+};
+use axum::extract::ws::{CloseFrame, Message, WebSocket};
+
+use crate::app::App;
+use crate::hub::{ConnId, Outgoing};
+use crate::rate_limit::{TokenBucket, BURST, FRAMES_PER_SEC};
+use crate::requests::{self, RequestError};
+
+/// How long a client may take to send `hello` after connecting.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long to wait for the client's answer to our close frame.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
+
+const CLOSE_GOING_AWAY: u16 = 1001;
+const CLOSE_POLICY: u16 = 1008;
+const CLOSE_TOO_BIG: u16 = 1009;
+const CLOSE_INTERNAL: u16 = 1011;
+const CLOSE_TRY_AGAIN: u16 = 1013;
+
+/// `server` of `ready`.
+pub const SERVER_NAME: &str = concat!("aria-gateway/", env!("CARGO_PKG_VERSION"));
+
+pub async fn run(app: Arc<App>, mut socket: WebSocket) {
+    let Some(hello) = handshake(&app, &mut socket).await else {
+        return;
+    };
+    let device_id = hello.device_id;
+    tracing::debug!(device = %device_id, client = %hello.client, "device authenticated");
+    let joined = app
+        .outbox
+        .run(move |store, hub| {
+            let ready = ServerFrame::Ready(Ready {
+                protocol: PROTOCOL_VERSION,
+                server: SERVER_NAME.to_string(),
+                device_id,
+                channels: store.list_channels()?,
+            });
+            Ok(hub.join(&ready))
+        })
+        .await;
+    match joined {
+        Ok(Some((conn, queue))) => {
+            serve_device(&app, conn, &mut socket, queue).await;
+            app.outbox.hub().leave(conn);
+        }
+        Ok(None) => close(&mut socket, CLOSE_GOING_AWAY, "server shutting down").await,
+        Err(e) => {
+            tracing::error!("cannot list channels for ready: {e}");
+            let error =
+                RequestError::new(ErrorCode::Internal, "The gateway could not read its log.");
+            send_frame(&mut socket, &error.into_frame()).await;
+            close(&mut socket, CLOSE_INTERNAL, "internal error").await;
+        }
+    }
+}
+
+/// Waits for a valid `hello`. Frames before it get `bad_request` (the socket
+/// stays open); a wrong token or protocol gets its error and close code.
+async fn handshake(app: &App, socket: &mut WebSocket) -> Option<Hello> {
+    let deadline = tokio::time::Instant::now() + HELLO_TIMEOUT;
+    loop {
+        let text = match tokio::time::timeout_at(deadline, socket.recv()).await {
+            Err(_) => {
+                close(socket, CLOSE_POLICY, "no hello").await;
+                return None;
+            }
+            Ok(None | Some(Err(_)) | Some(Ok(Message::Close(_)))) => return None,
+            Ok(Some(Ok(Message::Text(text)))) => text,
+            Ok(Some(Ok(_))) => continue,
+        };
+        let error = match decode(&text) {
+            Err(e) => e,
+            Ok(ClientFrame::Hello(hello)) => {
+                if !app.token_ok(hello.token.as_deref()) {
+                    let e = RequestError::new(
+                        ErrorCode::Unauthorized,
+                        "The token is missing or wrong.",
+                    );
+                    send_frame(socket, &e.into_frame()).await;
+                    close(socket, CLOSE_UNAUTHORIZED, "unauthorized").await;
+                    return None;
+                }
+                if hello.protocol != PROTOCOL_VERSION {
+                    let message = format!(
+                        "This gateway speaks protocol {PROTOCOL_VERSION}, not {}.",
+                        hello.protocol
+                    );
+                    let e = RequestError::new(ErrorCode::UnsupportedProtocol, message);
+                    send_frame(socket, &e.into_frame()).await;
+                    close(socket, CLOSE_UNSUPPORTED_PROTOCOL, "unsupported protocol").await;
+                    return None;
+                }
+                return Some(hello);
+            }
+            Ok(_) => RequestError::new(ErrorCode::BadRequest, "The first frame must be hello."),
+        };
+        send_frame(socket, &error.into_frame()).await;
+    }
+}
+
+/// The authenticated phase: forwards queued frames out and requests in.
+async fn serve_device(app: &Arc<App>, conn: ConnId, socket: &mut WebSocket, mut queue: Outgoing) {
+    let mut bucket = TokenBucket::new(FRAMES_PER_SEC, BURST, Instant::now());
+    loop {
+        tokio::select! {
+            out = queue.recv() => match out {
+                Some(text) => {
+                    if socket.send(Message::Text(text)).await.is_err() {
+                        return;
+                    }
+                }
+                None => {
+                    let (code, reason) = if app.outbox.hub().is_closed() {
+                        (CLOSE_GOING_AWAY, "server shutting down")
+                    } else {
+                        (CLOSE_TRY_AGAIN, "too slow: reconnect and fill the gap from history")
+                    };
+                    close(socket, code, reason).await;
+                    return;
+                }
+            },
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Text(text))) => on_text(app, conn, &mut bucket, &text).await,
+                Some(Ok(Message::Close(_))) | None => return,
+                // Binary frames carry nothing in this protocol; pings are
+                // answered by the WebSocket layer.
+                Some(Ok(_)) => {}
+                Some(Err(e)) => {
+                    if is_too_big(e) {
+                        let error = RequestError::new(ErrorCode::TooLarge, "The frame is far over 1 MiB.");
+                        send_frame(socket, &error.into_frame()).await;
+                        close(socket, CLOSE_TOO_BIG, "frame too large").await;
+                    }
+                    return;
+                }
+            },
+        }
+    }
+}
+
+async fn on_text(app: &Arc<App>, conn: ConnId, bucket: &mut TokenBucket, text: &str) {
+    let decoded = decode(text);
+    if !bucket.try_take(Instant::now()) {
+        let client_msg_id = match &decoded {
+            Ok(ClientFrame::MessageSend(send)) => Some(send.client_msg_id.as_str()),
+            _ => None,
+        };
+        let error = RequestError::new(ErrorCode::RateLimited, "Too many frames; slow down.")
+            .for_message(client_msg_id);
+        app.outbox.hub().reply(conn, &error.into_frame());
+        return;
+    }
+    match decoded {
+        Ok(frame) => requests::handle(app, conn, frame).await,
+        Err(error) => app.outbox.hub().reply(conn, &error.into_frame()),
+    }
+}
+
+/// Decodes a client frame, or the error that answers it.
+fn decode(text: &str) -> Result<ClientFrame, RequestError> {
+    if text.len() > MAX_FRAME_BYTES {
+        return Err(RequestError::new(
+            ErrorCode::TooLarge,
+            "The frame is larger than 1 MiB.",
+        ));
+    }
+    ClientFrame::decode(text).map_err(|e| RequestError::new(ErrorCode::BadRequest, e.to_string()))
+}
+
+/// Whether a read failed because the frame passed the WebSocket size cap.
+fn is_too_big(error: axum::Error) -> bool {
+    error
+        .into_inner()
+        .downcast_ref::<tungstenite::Error>()
+        .is_some_and(|e| matches!(e, tungstenite::Error::Capacity(_)))
+}
+
+async fn send_frame(socket: &mut WebSocket, frame: &ServerFrame) {
+    // A failed send means the peer is gone; the caller ends the connection.
+    let _ = socket.send(Message::Text(frame.encode().into())).await;
+}
+
+/// Sends a close frame and waits briefly for the peer's, for a clean close.
+async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) {
+    let frame = CloseFrame {
+        code,
+        reason: reason.into(),
+    };
+    if socket.send(Message::Close(Some(frame))).await.is_err() {
+        return;
+    }
+    let drain = async { while let Some(Ok(_)) = socket.recv().await {} };
+    let _ = tokio::time::timeout(CLOSE_TIMEOUT, drain).await;
+}

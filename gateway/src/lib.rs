@@ -1,0 +1,27 @@
+//! The reference gateway of the aria chat protocol (`docs/protocol.md`).
+//!
+//! One process serves the web client's static files and the `/ws` WebSocket,
+//! keeps every channel's append-only outbox log in SQLite, broadcasts each
+//! frame to all connected devices and runs turns through an agent
+//! (today the built-in demo agent). [`serve`] starts it in the current Tokio
+//! runtime, so tests and other crates can run a real gateway in-process.
+
+mod agent;
+mod app;
+mod clock;
+mod config;
+mod connection;
+mod history;
+mod hub;
+mod ids;
+mod live;
+mod outbox;
+mod rate_limit;
+mod requests;
+mod server;
+mod store;
+mod title;
+mod turns;
+
+pub use config::{AgentKind, Cli, Config};
+pub use server::{serve, RunningServer, ServeError};

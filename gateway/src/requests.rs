@@ -1,0 +1,368 @@
+//! Answers the frames of an authenticated device (everything after `hello`).
+
+use std::sync::Arc;
+
+use aria_protocol::{
+    valid_title, ChannelCreate, ChannelCreated, ChannelDeleted, ChannelList, ChannelRef,
+    ChannelRename, ChannelRenamed, ClientFrame, ErrorCode, ErrorFrame, History, HistoryGet,
+    InChannel, MessageItem, MessageSend, Role, ServerFrame, MAX_TEXT_BYTES,
+};
+
+use crate::app::App;
+use crate::clock::now_ms;
+use crate::history::PageQuery;
+use crate::hub::{ConnId, Hub};
+use crate::ids;
+use crate::store::{Store, StoreError};
+use crate::title::{derive_title, DEFAULT_TITLE};
+
+/// An `error` frame answering one request.
+#[derive(Debug)]
+pub struct RequestError {
+    code: ErrorCode,
+    message: String,
+    channel_id: Option<String>,
+    client_msg_id: Option<String>,
+}
+
+impl RequestError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            channel_id: None,
+            client_msg_id: None,
+        }
+    }
+
+    fn not_found(channel_id: &str) -> Self {
+        Self::new(
+            ErrorCode::NotFound,
+            format!("There is no channel {channel_id}."),
+        )
+        .in_channel(Some(channel_id))
+    }
+
+    fn in_channel(mut self, channel_id: Option<&str>) -> Self {
+        self.channel_id = channel_id.map(str::to_string);
+        self
+    }
+
+    pub fn for_message(mut self, client_msg_id: Option<&str>) -> Self {
+        self.client_msg_id = client_msg_id.map(str::to_string);
+        self
+    }
+
+    /// Maps a store failure; `channel_id` names the channel a not-found is about.
+    fn from_store(e: StoreError, channel_id: Option<&str>) -> Self {
+        match (e, channel_id) {
+            (StoreError::NotFound, Some(id)) => Self::not_found(id),
+            (e, _) => {
+                tracing::error!("store error: {e}");
+                Self::new(ErrorCode::Internal, "The gateway could not access its log.")
+                    .in_channel(channel_id)
+            }
+        }
+    }
+
+    pub fn into_frame(self) -> ServerFrame {
+        ServerFrame::Error(ErrorFrame {
+            code: self.code,
+            message: self.message,
+            channel_id: self.channel_id,
+            client_msg_id: self.client_msg_id,
+        })
+    }
+}
+
+/// Handles one decoded frame; errors go back to the device that sent it.
+pub async fn handle(app: &Arc<App>, conn: ConnId, frame: ClientFrame) {
+    let hub = app.outbox.hub();
+    let result = match frame {
+        ClientFrame::Ping(ping) => {
+            hub.reply(conn, &ServerFrame::Pong(ping));
+            Ok(())
+        }
+        ClientFrame::ChannelList(_) => channel_list(app, conn).await,
+        ClientFrame::ChannelCreate(req) => channel_create(app, req).await,
+        ClientFrame::ChannelRename(req) => channel_rename(app, req).await,
+        ClientFrame::ChannelDelete(req) => channel_delete(app, req).await,
+        ClientFrame::HistoryGet(req) => history_get(app, conn, req).await,
+        ClientFrame::MessageSend(req) => message_send(app, conn, req).await,
+        ClientFrame::TurnCancel(req) => turn_cancel(app, req).await,
+        // A second hello changes nothing; unknown types are ignored (§1).
+        ClientFrame::Hello(_) | ClientFrame::Unknown => Ok(()),
+    };
+    if let Err(e) = result {
+        hub.reply(conn, &e.into_frame());
+    }
+}
+
+async fn channel_list(app: &Arc<App>, conn: ConnId) -> Result<(), RequestError> {
+    let channels = app
+        .outbox
+        .run(|store, _| store.list_channels())
+        .await
+        .map_err(|e| RequestError::from_store(e, None))?;
+    app.outbox
+        .hub()
+        .reply(conn, &ServerFrame::ChannelList(ChannelList { channels }));
+    Ok(())
+}
+
+fn checked_title(title: &str, channel_id: Option<&str>) -> Result<String, RequestError> {
+    valid_title(title).map(str::to_string).ok_or_else(|| {
+        RequestError::new(
+            ErrorCode::BadRequest,
+            "A title must be 1 to 120 characters.",
+        )
+        .in_channel(channel_id)
+    })
+}
+
+async fn channel_create(app: &Arc<App>, req: ChannelCreate) -> Result<(), RequestError> {
+    let title = match &req.title {
+        Some(title) => checked_title(title, None)?,
+        None => DEFAULT_TITLE.to_string(),
+    };
+    app.outbox
+        .run(move |store, hub| {
+            let channel = store.create_channel(&ids::channel_id(), &title, false)?;
+            hub.publish(&ServerFrame::ChannelCreated(ChannelCreated {
+                channel,
+                auto: false,
+                client_ref: req.client_ref,
+                client_msg_id: None,
+            }));
+            Ok(())
+        })
+        .await
+        .map_err(|e| RequestError::from_store(e, None))
+}
+
+async fn channel_rename(app: &Arc<App>, req: ChannelRename) -> Result<(), RequestError> {
+    let title = checked_title(&req.title, Some(&req.channel_id))?;
+    let channel_id = req.channel_id.clone();
+    app.outbox
+        .run(move |store, hub| {
+            store.rename_channel(&channel_id, &title)?;
+            hub.publish(&ServerFrame::ChannelRenamed(ChannelRenamed {
+                channel_id,
+                title,
+                auto: false,
+            }));
+            Ok(())
+        })
+        .await
+        .map_err(|e| RequestError::from_store(e, Some(&req.channel_id)))
+}
+
+async fn channel_delete(app: &Arc<App>, req: ChannelRef) -> Result<(), RequestError> {
+    let channel_id = req.channel_id.clone();
+    app.outbox
+        .run(move |store, hub| {
+            store.delete_channel(&channel_id)?;
+            hub.publish(&ServerFrame::ChannelDeleted(ChannelDeleted { channel_id }));
+            Ok(())
+        })
+        .await
+        .map_err(|e| RequestError::from_store(e, Some(&req.channel_id)))?;
+    app.turns.forget_channel(&req.channel_id);
+    Ok(())
+}
+
+async fn history_get(app: &Arc<App>, conn: ConnId, req: HistoryGet) -> Result<(), RequestError> {
+    let query = PageQuery::from_request(&req).map_err(|m| {
+        RequestError::new(ErrorCode::BadRequest, m).in_channel(Some(&req.channel_id))
+    })?;
+    let channel_id = req.channel_id.clone();
+    let (items, has_more) = app
+        .outbox
+        .run(move |store, _| store.page(&channel_id, &query))
+        .await
+        .map_err(|e| RequestError::from_store(e, Some(&req.channel_id)))?;
+    let page = History {
+        channel_id: req.channel_id,
+        items,
+        has_more,
+    };
+    app.outbox.hub().reply(conn, &ServerFrame::History(page));
+    Ok(())
+}
+
+async fn turn_cancel(app: &Arc<App>, req: ChannelRef) -> Result<(), RequestError> {
+    let channel_id = req.channel_id.clone();
+    app.outbox
+        .run(move |store, _| store.channel(&channel_id))
+        .await
+        .map_err(|e| RequestError::from_store(e, Some(&req.channel_id)))?;
+    // Nothing running is fine: the cancel raced the turn's end.
+    app.turns.cancel(&req.channel_id);
+    Ok(())
+}
+
+/// Where an accepted message goes.
+enum Target {
+    Channel(String),
+    /// `auto_thread:true` without `channel_id`: a fresh auto thread.
+    NewThread,
+    /// Neither: the default "General" channel.
+    Default,
+}
+
+enum Accepted {
+    /// First time this `client_msg_id` was seen: the message is logged and
+    /// echoed; its turn is to run.
+    New {
+        channel_id: String,
+        /// The derived title when the message minted an auto thread.
+        auto_title: Option<String>,
+    },
+    /// A resend of a message accepted before: its echo, for the sender.
+    Duplicate(ServerFrame),
+}
+
+async fn message_send(app: &Arc<App>, conn: ConnId, req: MessageSend) -> Result<(), RequestError> {
+    let fail = |code: ErrorCode, message: &str| {
+        RequestError::new(code, message)
+            .in_channel(req.channel_id.as_deref())
+            .for_message(Some(&req.client_msg_id))
+    };
+    if req.client_msg_id.is_empty() {
+        return Err(fail(
+            ErrorCode::BadRequest,
+            "client_msg_id must not be empty.",
+        ));
+    }
+    let text = req.text.trim();
+    if text.is_empty() {
+        return Err(fail(ErrorCode::BadRequest, "The message is empty."));
+    }
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(fail(
+            ErrorCode::TooLarge,
+            "The message is longer than 64 KiB.",
+        ));
+    }
+    let target = match (&req.channel_id, req.auto_thread) {
+        (Some(id), _) => Target::Channel(id.clone()),
+        (None, Some(true)) => Target::NewThread,
+        (None, _) => Target::Default,
+    };
+    let text = text.to_string();
+    let logged_text = text.clone();
+    let client_msg_id = req.client_msg_id.clone();
+    let accepted = app
+        .outbox
+        .run(move |store, hub| accept(store, hub, target, logged_text, client_msg_id))
+        .await
+        .map_err(|e| {
+            RequestError::from_store(e, req.channel_id.as_deref())
+                .for_message(Some(&req.client_msg_id))
+        })?;
+    match accepted {
+        Accepted::Duplicate(echo) => app.outbox.hub().reply(conn, &echo),
+        Accepted::New {
+            channel_id,
+            auto_title,
+        } => {
+            if let Some(derived) = auto_title {
+                upgrade_title(Arc::clone(app), channel_id.clone(), derived, text.clone());
+            }
+            app.turns.enqueue(&channel_id, text);
+        }
+    }
+    Ok(())
+}
+
+/// Logs a user message and echoes it, under the outbox lock. A resend of an
+/// accepted `client_msg_id` is found before anything is created, so it never
+/// mints a second thread or runs a second turn.
+fn accept(
+    store: &mut Store,
+    hub: &Hub,
+    target: Target,
+    text: String,
+    client_msg_id: String,
+) -> Result<Accepted, StoreError> {
+    if let Some((channel_id, item)) = store.find_client_msg(&client_msg_id)? {
+        return Ok(Accepted::Duplicate(ServerFrame::Message(InChannel {
+            channel_id,
+            item,
+        })));
+    }
+    let (channel, created, auto) = match target {
+        Target::Channel(id) => (store.channel(&id)?, false, false),
+        Target::Default => {
+            let (channel, created) = store.default_channel()?;
+            (channel, created, false)
+        }
+        Target::NewThread => {
+            let channel = store.create_channel(&ids::channel_id(), &derive_title(&text), true)?;
+            (channel, true, true)
+        }
+    };
+    let channel_id = channel.channel_id.clone();
+    let auto_title = auto.then(|| channel.title.clone());
+    if created {
+        // Before the echo, so the client can move its pending bubble there.
+        hub.publish(&ServerFrame::ChannelCreated(ChannelCreated {
+            channel,
+            auto,
+            client_ref: None,
+            client_msg_id: auto.then(|| client_msg_id.clone()),
+        }));
+    }
+    let item = MessageItem {
+        seq: 0,
+        message_id: ids::message_id(),
+        role: Role::User,
+        text,
+        reasoning: None,
+        model: None,
+        tokens: None,
+        ts: now_ms(),
+        turn_id: None,
+        client_msg_id: Some(client_msg_id),
+    };
+    // Logged (committed) before the echo leaves: an echoed message is never lost.
+    let item = store.append(&channel_id, item)?;
+    hub.publish(&ServerFrame::Message(InChannel {
+        channel_id: channel_id.clone(),
+        item,
+    }));
+    Ok(Accepted::New {
+        channel_id,
+        auto_title,
+    })
+}
+
+/// Asks the agent for a better title of a new auto thread and renames it,
+/// unless someone renamed the thread meanwhile.
+fn upgrade_title(app: Arc<App>, channel_id: String, derived: String, text: String) {
+    tokio::spawn(async move {
+        let Some(title) = app.agent.title(&text).await else {
+            return;
+        };
+        let Some(title) = valid_title(&title).map(str::to_string) else {
+            tracing::warn!(channel = %channel_id, "agent suggested an invalid title");
+            return;
+        };
+        let renamed = app
+            .outbox
+            .run(move |store, hub| {
+                if store.rename_channel_if(&channel_id, &derived, &title)? {
+                    hub.publish(&ServerFrame::ChannelRenamed(ChannelRenamed {
+                        channel_id,
+                        title,
+                        auto: true,
+                    }));
+                }
+                Ok(())
+            })
+            .await;
+        if let Err(e) = renamed {
+            tracing::error!("cannot store the auto title: {e}");
+        }
+    });
+}

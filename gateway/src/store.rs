@@ -1,0 +1,447 @@
+//! The outbox log in SQLite: the channels and, per channel, an append-only log
+//! of every final item sent live, each with the next per-channel `seq`.
+//!
+//! Synchronous on purpose: [`crate::outbox::Outbox`] runs it on the blocking
+//! pool behind one mutex, which also orders `seq` assignment with broadcast.
+
+use std::path::Path;
+
+use aria_protocol::{Channel, CommentaryItem, HistoryItem, MessageItem, ToolItem};
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+use crate::clock::now_ms;
+use crate::history::{Anchor, PageQuery};
+use crate::title::preview;
+
+/// File name of the database inside `--data-dir`.
+pub const DB_FILE: &str = "aria.sqlite3";
+/// Id of the channel used by `message.send` without `channel_id` and without
+/// auto-threading. Fixed, so every device and every restart agree on it.
+pub const DEFAULT_CHANNEL_ID: &str = "c_general";
+pub const DEFAULT_CHANNEL_TITLE: &str = "General";
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS channels (
+    channel_id TEXT PRIMARY KEY,
+    title      TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    auto       INTEGER NOT NULL DEFAULT 0,
+    last_seq   INTEGER NOT NULL DEFAULT 0,
+    preview    TEXT
+);
+CREATE TABLE IF NOT EXISTS log (
+    channel_id    TEXT NOT NULL,
+    seq           INTEGER NOT NULL,
+    item          TEXT NOT NULL,
+    client_msg_id TEXT UNIQUE,
+    PRIMARY KEY (channel_id, seq)
+);
+";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("unknown channel")]
+    NotFound,
+    #[error("cannot create the data directory: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("corrupt log item: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("corrupt log: {0}")]
+    Corrupt(String),
+    #[error("database worker failed: {0}")]
+    Worker(String),
+}
+
+/// An item that can be appended to a channel's log.
+pub trait LogItem: Clone + serde::Serialize {
+    fn set_seq(&mut self, seq: u64);
+    fn history_item(&self) -> HistoryItem;
+    /// The idempotency key of a user message.
+    fn client_msg_id(&self) -> Option<&str> {
+        None
+    }
+    /// New `preview` of the channel, for items that change it.
+    fn preview(&self) -> Option<String> {
+        None
+    }
+}
+
+impl LogItem for MessageItem {
+    fn set_seq(&mut self, seq: u64) {
+        self.seq = seq;
+    }
+    fn history_item(&self) -> HistoryItem {
+        HistoryItem::Message(self.clone())
+    }
+    fn client_msg_id(&self) -> Option<&str> {
+        self.client_msg_id.as_deref()
+    }
+    fn preview(&self) -> Option<String> {
+        Some(preview(&self.text))
+    }
+}
+
+impl LogItem for CommentaryItem {
+    fn set_seq(&mut self, seq: u64) {
+        self.seq = seq;
+    }
+    fn history_item(&self) -> HistoryItem {
+        HistoryItem::Commentary(self.clone())
+    }
+}
+
+impl LogItem for ToolItem {
+    fn set_seq(&mut self, seq: u64) {
+        self.seq = seq;
+    }
+    fn history_item(&self) -> HistoryItem {
+        HistoryItem::Tool(self.clone())
+    }
+}
+
+pub struct Store {
+    conn: Connection,
+}
+
+impl Store {
+    /// Opens (creating if needed) `aria.sqlite3` in `data_dir`.
+    pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
+        std::fs::create_dir_all(data_dir)?;
+        let conn = Connection::open(data_dir.join(DB_FILE))?;
+        // WAL + NORMAL: a committed row survives a killed process (only an OS
+        // crash can lose the last commits), without an fsync per item.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.execute_batch(SCHEMA)?;
+        Ok(Self { conn })
+    }
+
+    /// All channels, most recently active first.
+    pub fn list_channels(&self) -> Result<Vec<Channel>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT channel_id, title, created_at, updated_at, auto, last_seq, preview
+             FROM channels ORDER BY updated_at DESC, created_at DESC",
+        )?;
+        let rows = stmt.query_map([], channel_from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn channel(&self, channel_id: &str) -> Result<Channel, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT channel_id, title, created_at, updated_at, auto, last_seq, preview
+                 FROM channels WHERE channel_id = ?1",
+                [channel_id],
+                channel_from_row,
+            )
+            .optional()?
+            .ok_or(StoreError::NotFound)
+    }
+
+    /// Creates a channel with an empty log.
+    pub fn create_channel(
+        &self,
+        channel_id: &str,
+        title: &str,
+        auto: bool,
+    ) -> Result<Channel, StoreError> {
+        let now = now_ms();
+        self.conn.execute(
+            "INSERT INTO channels (channel_id, title, created_at, updated_at, auto)
+             VALUES (?1, ?2, ?3, ?3, ?4)",
+            params![channel_id, title, now, auto],
+        )?;
+        self.channel(channel_id)
+    }
+
+    /// The default channel, and whether this call created it.
+    pub fn default_channel(&self) -> Result<(Channel, bool), StoreError> {
+        match self.channel(DEFAULT_CHANNEL_ID) {
+            Ok(channel) => Ok((channel, false)),
+            Err(StoreError::NotFound) => {
+                let channel =
+                    self.create_channel(DEFAULT_CHANNEL_ID, DEFAULT_CHANNEL_TITLE, false)?;
+                Ok((channel, true))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    pub fn rename_channel(&self, channel_id: &str, title: &str) -> Result<(), StoreError> {
+        let changed = self.conn.execute(
+            "UPDATE channels SET title = ?2, updated_at = ?3 WHERE channel_id = ?1",
+            params![channel_id, title, now_ms()],
+        )?;
+        if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    /// Renames only while the title is still `expected`, so a late automatic
+    /// title never overwrites one a user chose meanwhile.
+    pub fn rename_channel_if(
+        &self,
+        channel_id: &str,
+        expected: &str,
+        title: &str,
+    ) -> Result<bool, StoreError> {
+        let changed = self.conn.execute(
+            "UPDATE channels SET title = ?3 WHERE channel_id = ?1 AND title = ?2",
+            params![channel_id, expected, title],
+        )?;
+        Ok(changed > 0)
+    }
+
+    pub fn delete_channel(&mut self, channel_id: &str) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        let changed = tx.execute("DELETE FROM channels WHERE channel_id = ?1", [channel_id])?;
+        if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        tx.execute("DELETE FROM log WHERE channel_id = ?1", [channel_id])?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Appends `item` with the channel's next `seq` and returns it with that seq.
+    pub fn append<T: LogItem>(&mut self, channel_id: &str, mut item: T) -> Result<T, StoreError> {
+        let tx = self.conn.transaction()?;
+        let last_seq: u64 = tx
+            .query_row(
+                "SELECT last_seq FROM channels WHERE channel_id = ?1",
+                [channel_id],
+                |r| r.get(0),
+            )
+            .optional()?
+            .ok_or(StoreError::NotFound)?;
+        let seq = last_seq + 1;
+        item.set_seq(seq);
+        let json = serde_json::to_string(&item.history_item())?;
+        tx.execute(
+            "INSERT INTO log (channel_id, seq, item, client_msg_id) VALUES (?1, ?2, ?3, ?4)",
+            params![channel_id, seq, json, item.client_msg_id()],
+        )?;
+        tx.execute(
+            "UPDATE channels SET last_seq = ?2, updated_at = ?3, preview = COALESCE(?4, preview)
+             WHERE channel_id = ?1",
+            params![channel_id, seq, now_ms(), item.preview()],
+        )?;
+        tx.commit()?;
+        Ok(item)
+    }
+
+    /// The channel and logged user message accepted with `client_msg_id`.
+    pub fn find_client_msg(
+        &self,
+        client_msg_id: &str,
+    ) -> Result<Option<(String, MessageItem)>, StoreError> {
+        let row: Option<(String, String)> = self
+            .conn
+            .query_row(
+                "SELECT channel_id, item FROM log WHERE client_msg_id = ?1",
+                [client_msg_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let Some((channel_id, json)) = row else {
+            return Ok(None);
+        };
+        match serde_json::from_str(&json)? {
+            HistoryItem::Message(item) => Ok(Some((channel_id, item))),
+            _ => Err(StoreError::Corrupt(format!(
+                "log row of client_msg_id {client_msg_id} is not a message"
+            ))),
+        }
+    }
+
+    /// One `history` page of a channel and its `has_more` flag.
+    pub fn page(
+        &self,
+        channel_id: &str,
+        query: &PageQuery,
+    ) -> Result<(Vec<HistoryItem>, bool), StoreError> {
+        self.channel(channel_id)?;
+        // SQLite integers are i64; a bound past that range means "no bound".
+        let bound = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        let (sql, anchor) = match query.anchor {
+            Anchor::Newest => (
+                "SELECT item FROM log WHERE channel_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3",
+                i64::MAX,
+            ),
+            Anchor::Before(n) => (
+                "SELECT item FROM log WHERE channel_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3",
+                bound(n),
+            ),
+            Anchor::After(n) => (
+                "SELECT item FROM log WHERE channel_id = ?1 AND seq > ?2 ORDER BY seq ASC LIMIT ?3",
+                bound(n),
+            ),
+        };
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let rows = stmt.query_map(params![channel_id, anchor, query.fetch_count()], |r| {
+            r.get::<_, String>(0)
+        })?;
+        let mut items = Vec::new();
+        for json in rows {
+            items.push(serde_json::from_str::<HistoryItem>(&json?)?);
+        }
+        Ok(query.finish(items))
+    }
+}
+
+fn channel_from_row(r: &Row<'_>) -> rusqlite::Result<Channel> {
+    Ok(Channel {
+        channel_id: r.get(0)?,
+        title: r.get(1)?,
+        created_at: r.get(2)?,
+        updated_at: r.get(3)?,
+        auto: r.get(4)?,
+        last_seq: r.get(5)?,
+        preview: r.get(6)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aria_protocol::{HistoryGet, Role};
+
+    fn user_message(text: &str, client_msg_id: &str) -> MessageItem {
+        MessageItem {
+            seq: 0,
+            message_id: crate::ids::message_id(),
+            role: Role::User,
+            text: text.into(),
+            reasoning: None,
+            model: None,
+            tokens: None,
+            ts: now_ms(),
+            turn_id: None,
+            client_msg_id: Some(client_msg_id.into()),
+        }
+    }
+
+    fn query(before: Option<u64>, after: Option<u64>, limit: u32) -> PageQuery {
+        PageQuery::from_request(&HistoryGet {
+            channel_id: String::new(),
+            before,
+            after,
+            limit: Some(limit),
+        })
+        .expect("valid query")
+    }
+
+    #[test]
+    fn append_assigns_consecutive_seqs_and_pages() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut store = Store::open(dir.path()).expect("open");
+        store.create_channel("c1", "One", false).expect("create");
+        for i in 0..5 {
+            let item = store
+                .append("c1", user_message(&format!("m{i}"), &format!("k{i}")))
+                .expect("append");
+            assert_eq!(item.seq, i + 1);
+        }
+        let channel = store.channel("c1").expect("channel");
+        assert_eq!(channel.last_seq, 5);
+        assert_eq!(channel.preview.as_deref(), Some("m4"));
+
+        let (items, more) = store.page("c1", &query(None, None, 2)).expect("page");
+        let seqs: Vec<_> = items.iter().filter_map(HistoryItem::seq).collect();
+        assert_eq!((seqs, more), (vec![4, 5], true));
+        let (items, more) = store.page("c1", &query(None, Some(3), 10)).expect("page");
+        let seqs: Vec<_> = items.iter().filter_map(HistoryItem::seq).collect();
+        assert_eq!((seqs, more), (vec![4, 5], false));
+        let (items, _) = store
+            .page("c1", &query(Some(u64::MAX), None, 200))
+            .expect("page");
+        assert_eq!(items.len(), 5);
+    }
+
+    #[test]
+    fn client_msg_id_is_found_and_unique() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut store = Store::open(dir.path()).expect("open");
+        store.create_channel("c1", "One", false).expect("create");
+        store
+            .append("c1", user_message("hi", "k1"))
+            .expect("append");
+        let (channel, item) = store.find_client_msg("k1").expect("query").expect("found");
+        assert_eq!((channel.as_str(), item.seq), ("c1", 1));
+        assert!(store.append("c1", user_message("again", "k1")).is_err());
+        assert!(store.find_client_msg("nope").expect("query").is_none());
+    }
+
+    #[test]
+    fn unknown_channel_is_not_found() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut store = Store::open(dir.path()).expect("open");
+        assert!(matches!(
+            store.append("x", user_message("a", "k")),
+            Err(StoreError::NotFound)
+        ));
+        assert!(matches!(
+            store.rename_channel("x", "t"),
+            Err(StoreError::NotFound)
+        ));
+        assert!(matches!(
+            store.delete_channel("x"),
+            Err(StoreError::NotFound)
+        ));
+        assert!(matches!(
+            store.page("x", &query(None, None, 1)),
+            Err(StoreError::NotFound)
+        ));
+    }
+
+    #[test]
+    fn conditional_rename_only_replaces_the_expected_title() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open(dir.path()).expect("open");
+        store.create_channel("c1", "derived", true).expect("create");
+        assert!(store
+            .rename_channel_if("c1", "derived", "better")
+            .expect("rename"));
+        assert!(!store
+            .rename_channel_if("c1", "derived", "other")
+            .expect("rename"));
+        assert_eq!(store.channel("c1").expect("channel").title, "better");
+    }
+
+    #[test]
+    fn data_survives_reopen_and_default_channel_is_created_once() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        {
+            let mut store = Store::open(dir.path()).expect("open");
+            let (general, created) = store.default_channel().expect("default");
+            assert!(created);
+            store
+                .append(&general.channel_id, user_message("a", "k1"))
+                .expect("append");
+        }
+        let mut store = Store::open(dir.path()).expect("reopen");
+        let (general, created) = store.default_channel().expect("default");
+        assert!(!created);
+        assert_eq!(general.title, DEFAULT_CHANNEL_TITLE);
+        let item = store
+            .append(&general.channel_id, user_message("b", "k2"))
+            .expect("append");
+        assert_eq!(item.seq, 2);
+    }
+
+    #[test]
+    fn delete_removes_the_log() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut store = Store::open(dir.path()).expect("open");
+        store.create_channel("c1", "One", false).expect("create");
+        store.append("c1", user_message("a", "k1")).expect("append");
+        store.delete_channel("c1").expect("delete");
+        assert!(store.find_client_msg("k1").expect("query").is_none());
+        assert!(store.list_channels().expect("list").is_empty());
+    }
+}

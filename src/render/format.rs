@@ -1,0 +1,203 @@
+//! Small display formats: durations, token counts, tool arguments, previews.
+
+use serde_json::Value;
+
+/// A duration for humans: `0.4 s`, `12 s`, `1 m 05 s`, `1 h 02 m`;
+/// negative, NaN or infinite → `—`.
+pub fn duration(secs: f64) -> String {
+    if !secs.is_finite() || secs < 0.0 {
+        return "—".into();
+    }
+    let secs = secs + 0.0; // -0.0 → 0.0
+    if secs < 9.95 {
+        return format!("{secs:.1} s");
+    }
+    // Saturating cast; rounding first so 59.6 s reads "1 m 00 s".
+    let total = secs.round() as u64;
+    match total {
+        0..60 => format!("{total} s"),
+        60..3600 => format!("{} m {:02} s", total / 60, total % 60),
+        _ => format!("{} h {:02} m", total / 3600, total % 3600 / 60),
+    }
+}
+
+/// A token count: `1 token`, `42 tokens`, `1.2k tokens`, `3.4M tokens`.
+pub fn tokens(n: u64) -> String {
+    match n {
+        1 => "1 token".into(),
+        0..1000 => format!("{n} tokens"),
+        _ => format!("{} tokens", compact(n)),
+    }
+}
+
+/// `1.2k`, `12k`, `340k`, `3.4M`, `1.1B`, `2T` (n ≥ 1000).
+fn compact(n: u64) -> String {
+    const UNITS: [(f64, &str); 4] = [(1e3, "k"), (1e6, "M"), (1e9, "B"), (1e12, "T")];
+    let mut out = String::new();
+    for (i, (unit, suffix)) in UNITS.iter().enumerate() {
+        let v = n as f64 / unit;
+        let tenths = (v * 10.0).round() / 10.0;
+        if tenths < 100.0 {
+            out = format!("{tenths:.1}");
+            if out.ends_with(".0") {
+                out.truncate(out.len() - 2);
+            }
+            out.push_str(suffix);
+            break;
+        }
+        let whole = v.round();
+        if whole < 1000.0 || i == UNITS.len() - 1 {
+            out = format!("{whole:.0}{suffix}");
+            break;
+        }
+    }
+    out
+}
+
+/// Pretty-printed JSON of a tool's arguments, cut at a char boundary to at
+/// most `max_bytes` plus a `… (N more bytes)` note.
+pub fn args_pretty(args: &Value, max_bytes: usize) -> String {
+    let full = serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string());
+    if full.len() <= max_bytes {
+        return full;
+    }
+    let cut = floor_char_boundary(&full, max_bytes);
+    format!("{}\n… ({} more bytes)", &full[..cut], full.len() - cut)
+}
+
+/// Whitespace collapsed to single spaces, cut to `max_chars` with `…`.
+pub fn short_preview(s: &str, max_chars: usize) -> String {
+    let mut words = s.split_whitespace();
+    let mut out = String::new();
+    if let Some(first) = words.next() {
+        out.push_str(first);
+        for w in words {
+            out.push(' ');
+            out.push_str(w);
+        }
+    }
+    let len = out.chars().count();
+    if len <= max_chars {
+        return out;
+    }
+    let mut cut: String = out.chars().take(max_chars.saturating_sub(1)).collect();
+    if max_chars > 0 {
+        cut.push('…');
+    }
+    cut
+}
+
+/// The largest char boundary of `s` at or before `i`.
+pub(crate) fn floor_char_boundary(s: &str, i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    (0..=i).rev().find(|&j| s.is_char_boundary(j)).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn durations() {
+        for (secs, want) in [
+            (0.0, "0.0 s"),
+            (-0.0, "0.0 s"),
+            (0.4, "0.4 s"),
+            (0.04, "0.0 s"),
+            (9.9, "9.9 s"),
+            (9.96, "10 s"),
+            (12.0, "12 s"),
+            (12.4, "12 s"),
+            (59.4, "59 s"),
+            (59.6, "1 m 00 s"),
+            (65.0, "1 m 05 s"),
+            (3599.4, "59 m 59 s"),
+            (3599.6, "1 h 00 m"),
+            (3720.0, "1 h 02 m"),
+            (90000.0, "25 h 00 m"),
+            (-1.0, "—"),
+            (f64::NAN, "—"),
+            (f64::INFINITY, "—"),
+            (f64::NEG_INFINITY, "—"),
+        ] {
+            assert_eq!(duration(secs), want, "{secs}");
+        }
+        assert!(duration(f64::MAX).ends_with(" m"));
+    }
+
+    #[test]
+    fn token_counts() {
+        for (n, want) in [
+            (0, "0 tokens"),
+            (1, "1 token"),
+            (42, "42 tokens"),
+            (999, "999 tokens"),
+            (1000, "1k tokens"),
+            (1234, "1.2k tokens"),
+            (12_345, "12.3k tokens"),
+            (99_960, "100k tokens"),
+            (123_456, "123k tokens"),
+            (999_499, "999k tokens"),
+            (999_500, "1M tokens"),
+            (3_400_000, "3.4M tokens"),
+            (2_500_000_000, "2.5B tokens"),
+            (u64::MAX, "18446744T tokens"),
+        ] {
+            assert_eq!(tokens(n), want, "{n}");
+        }
+    }
+
+    #[test]
+    fn args_pretty_truncates_at_char_boundary() {
+        let args = json!({"command": "ls -la"});
+        assert_eq!(args_pretty(&args, 1000), "{\n  \"command\": \"ls -la\"\n}");
+        let args = json!({"text": "é".repeat(100)});
+        let full = serde_json::to_string_pretty(&args).unwrap_or_default();
+        for max in 0..40 {
+            let s = args_pretty(&args, max);
+            let (head, note) = s.rsplit_once("\n… (").unwrap_or_default();
+            assert!(head.len() <= max);
+            assert!(full.starts_with(head));
+            assert_eq!(note, format!("{} more bytes)", full.len() - head.len()));
+        }
+        assert_eq!(args_pretty(&Value::Null, 10), "null");
+    }
+
+    #[test]
+    fn short_previews() {
+        assert_eq!(short_preview("  a\n b\t c ", 10), "a b c");
+        assert_eq!(short_preview("abcdef", 4), "abc…");
+        assert_eq!(short_preview("日本語テキスト", 3), "日本…");
+        assert_eq!(short_preview("abc", 0), "");
+        assert_eq!(short_preview("", 5), "");
+    }
+
+    #[test]
+    fn floor_boundary() {
+        let s = "aé";
+        assert_eq!(floor_char_boundary(s, 0), 0);
+        assert_eq!(floor_char_boundary(s, 2), 1);
+        assert_eq!(floor_char_boundary(s, 3), 3);
+        assert_eq!(floor_char_boundary(s, 99), 3);
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    mod props {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn formats_never_panic(secs in any::<f64>(), n in any::<u64>(), s in any::<String>(), max in 0usize..64) {
+                let _ = duration(secs);
+                prop_assert!(tokens(n).ends_with("tokens") || n == 1);
+                prop_assert!(short_preview(&s, max).chars().count() <= max);
+                let v = Value::String(s);
+                let _ = args_pretty(&v, max);
+            }
+        }
+    }
+}

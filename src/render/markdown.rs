@@ -1,0 +1,191 @@
+//! Markdown → HTML that is safe to put in `inner_html`, for untrusted text.
+//!
+//! pulldown-cmark parses; [`Sanitizer`] rewrites the event stream before the
+//! stock HTML writer sees it: raw HTML becomes text, links keep only
+//! allow-listed URLs, images become click-to-load placeholders, and code
+//! block languages are reduced to a safe class name. Every piece of markup
+//! that reaches the output is either written by pulldown-cmark's writer
+//! (which escapes all text) or built here from escaped values.
+
+use pulldown_cmark::{html, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+
+use super::url_policy::{safe_image_src, safe_link_href};
+
+/// Renders untrusted markdown to HTML that carries no script, no remote
+/// loads and no links outside http/https/mailto/relative.
+pub fn to_html(md: &str) -> String {
+    render(Parser::new_ext(md, options()))
+}
+
+/// Sanitizes and writes a stream of parser events.
+pub(crate) fn render<'a>(events: impl Iterator<Item = Event<'a>>) -> String {
+    let mut sanitizer = Sanitizer::default();
+    let mut safe = Vec::new();
+    for event in events {
+        sanitizer.push(event, &mut safe);
+    }
+    let mut out = String::new();
+    html::push_html(&mut out, safe.into_iter());
+    out
+}
+
+/// The markdown dialect: CommonMark plus tables, strikethrough, task lists.
+pub(crate) fn options() -> Options {
+    Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS
+}
+
+/// Rewrites parser events into safe ones; one instance per document (or per
+/// top-level block: all of its state opens and closes inside one block).
+#[derive(Default)]
+pub(crate) struct Sanitizer {
+    /// For each open link: whether its `<a>` was emitted.
+    links: Vec<bool>,
+    /// Set while inside an image, whose content only feeds the alt text.
+    image: Option<ImageCapture>,
+}
+
+struct ImageCapture {
+    depth: usize,
+    src: Option<String>,
+    alt: String,
+}
+
+impl Sanitizer {
+    /// Feeds one parser event; pushes zero or more safe events to `out`.
+    pub(crate) fn push<'a>(&mut self, event: Event<'a>, out: &mut Vec<Event<'a>>) {
+        if let Some(image) = &mut self.image {
+            match event {
+                Event::Start(Tag::Image { .. }) => image.depth += 1,
+                Event::End(TagEnd::Image) => {
+                    image.depth -= 1;
+                    if image.depth == 0 {
+                        if let Some(image) = self.image.take() {
+                            out.push(image_placeholder(image));
+                        }
+                    }
+                }
+                Event::Text(t)
+                | Event::Code(t)
+                | Event::Html(t)
+                | Event::InlineHtml(t)
+                | Event::InlineMath(t)
+                | Event::DisplayMath(t) => image.alt.push_str(&t),
+                Event::SoftBreak | Event::HardBreak => image.alt.push(' '),
+                _ => {}
+            }
+            return;
+        }
+        match event {
+            Event::Start(Tag::Image { dest_url, .. }) => {
+                self.image = Some(ImageCapture {
+                    depth: 1,
+                    src: safe_image_src(&dest_url),
+                    alt: String::new(),
+                });
+            }
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                ..
+            }) => {
+                let dest = if link_type == LinkType::Email {
+                    format!("mailto:{dest_url}")
+                } else {
+                    dest_url.to_string()
+                };
+                match safe_link_href(&dest) {
+                    Some(href) => {
+                        self.links.push(true);
+                        out.push(Event::InlineHtml(link_open(&href, &title).into()));
+                    }
+                    None => self.links.push(false),
+                }
+            }
+            Event::End(TagEnd::Link) => {
+                if self.links.pop().unwrap_or(false) {
+                    out.push(Event::InlineHtml(CowStr::Borrowed("</a>")));
+                }
+            }
+            // Raw HTML is shown, never interpreted.
+            Event::Html(t) | Event::InlineHtml(t) => out.push(Event::Text(t)),
+            Event::Start(Tag::HtmlBlock) => out.push(Event::Start(Tag::Paragraph)),
+            Event::End(TagEnd::HtmlBlock) => out.push(Event::End(TagEnd::Paragraph)),
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                let lang = code_language(&info);
+                out.push(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(
+                    lang.into(),
+                ))));
+            }
+            // Not enabled in `options()`; dropped in case that ever changes.
+            Event::FootnoteReference(_) | Event::Start(Tag::MetadataBlock(_)) => {}
+            Event::Start(Tag::Heading { level, .. }) => out.push(Event::Start(Tag::Heading {
+                level,
+                id: None,
+                classes: Vec::new(),
+                attrs: Vec::new(),
+            })),
+            other => out.push(other),
+        }
+    }
+}
+
+/// `<a …>` with escaped attributes; links open in a new, unlinked context.
+fn link_open(href: &str, title: &str) -> String {
+    let mut s = String::with_capacity(href.len() + title.len() + 64);
+    s.push_str("<a href=\"");
+    escape_into(&mut s, href);
+    s.push('"');
+    if !title.is_empty() {
+        s.push_str(" title=\"");
+        escape_into(&mut s, title);
+        s.push('"');
+    }
+    s.push_str(" rel=\"noopener noreferrer\" target=\"_blank\">");
+    s
+}
+
+/// A click-to-load button for http(s) images (an image URL can leak data
+/// just by being fetched); other images are reduced to their alt text.
+fn image_placeholder<'a>(image: ImageCapture) -> Event<'a> {
+    let Some(src) = image.src else {
+        return Event::Text(image.alt.into());
+    };
+    let mut s = String::with_capacity(src.len() + image.alt.len() + 80);
+    s.push_str("<button type=\"button\" class=\"md-img\" data-src=\"");
+    escape_into(&mut s, &src);
+    s.push_str("\">🖼 Load image");
+    if !image.alt.is_empty() {
+        s.push_str(": ");
+        escape_into(&mut s, &image.alt);
+    }
+    s.push_str("</button>");
+    Event::InlineHtml(s.into())
+}
+
+/// The first word of a fence's info string, reduced to `[A-Za-z0-9_+-]`.
+fn code_language(info: &str) -> String {
+    info.split_whitespace()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-'))
+        .collect()
+}
+
+/// Escapes text for an HTML attribute value or element body.
+pub(crate) fn escape_into(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
