@@ -196,10 +196,12 @@ mod tests {
 
     #[test]
     fn round_trips() {
-        let mut s = Settings::default();
-        s.streaming = StreamingMode::Progress;
+        let mut s = Settings {
+            streaming: StreamingMode::Progress,
+            pins: vec!["c1".into()],
+            ..Settings::default()
+        };
         s.progress.max_lines = 6;
-        s.pins.push("c1".into());
         assert_eq!(Settings::from_json(&s.to_json()), s);
     }
 

@@ -2,6 +2,7 @@
 //! out of order) through decode and `Store::apply` never panic and keep the
 //! store's invariants. A short run is part of `cargo test`; a long run:
 //! `PROPTEST_CASES=20000 cargo test --release --test store_fuzz`.
+#![cfg(not(target_arch = "wasm32"))]
 
 use aria_web::protocol::ServerFrame;
 use aria_web::store::{Effect, RowBody, Store};

@@ -226,7 +226,7 @@ struct Block {
     html: String,
 }
 
-/// Top-level blocks of `src` with their source ranges and sanitized HTML.
+/// Top-level blocks of a parse with their source ranges and sanitized HTML.
 /// Each is rendered by its own writer, which produces the same bytes as one
 /// writer over the whole document because every block's HTML ends with a
 /// newline (the only writer state carried between blocks).

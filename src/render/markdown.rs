@@ -57,7 +57,7 @@ impl Sanitizer {
             match event {
                 Event::Start(Tag::Image { .. }) => image.depth += 1,
                 Event::End(TagEnd::Image) => {
-                    image.depth -= 1;
+                    image.depth = image.depth.saturating_sub(1);
                     if image.depth == 0 {
                         if let Some(image) = self.image.take() {
                             out.push(image_placeholder(image));

@@ -368,12 +368,11 @@ mod props {
 #[test]
 #[ignore = "benchmark; run in release with --ignored --nocapture"]
 fn bench_streaming_100k() {
-    use std::time::Instant;
-    let mut doc = String::new();
+    let mut answer = String::new();
     let mut i = 0;
-    while doc.len() < 100 * 1024 {
+    while answer.len() < 100 * 1024 {
         i += 1;
-        doc.push_str(&format!(
+        answer.push_str(&format!(
             "## Section {i}\n\nSome prose with **bold**, `code` and a [link](https://example.com/{i}). \
              It goes on for a while to look like an answer.\n\n\
              - point one\n- point two with *emphasis*\n- point three\n\n\
@@ -381,44 +380,55 @@ fn bench_streaming_100k() {
              | col | val |\n|-----|-----|\n| a | {i} |\n\n"
         ));
     }
-    let steps: Vec<usize> = (1..=doc.len() / 1024)
-        .map(|k| {
-            let mut e = k * 1024;
-            while !doc.is_char_boundary(e) {
-                e += 1;
-            }
-            e
-        })
-        .chain([doc.len()])
-        .collect();
+    let mut code = String::from("```rust\n");
+    while code.len() < 100 * 1024 {
+        code.push_str("    let value = compute(input, &mut state); // comment\n");
+    }
+    let with_def = format!("[ref]: https://example.com\n\n{answer}");
+    for (name, doc) in [
+        ("typical answer", &answer),
+        ("one 100 KiB code block (worst case: all tail)", &code),
+        ("with a link reference definition (fallback)", &with_def),
+    ] {
+        bench_one(name, doc);
+    }
+}
 
-    let t = Instant::now();
+fn bench_one(name: &str, doc: &str) {
+    use std::time::{Duration, Instant};
+    let mut steps: Vec<usize> = (1..=doc.len() / 1024).map(|k| k * 1024).collect();
+    steps.push(doc.len());
+    for e in &mut steps {
+        while !doc.is_char_boundary(*e) {
+            *e += 1;
+        }
+    }
+    let time = |f: &mut dyn FnMut(&str)| {
+        let (mut total, mut worst) = (Duration::ZERO, Duration::ZERO);
+        for &e in &steps {
+            let t = Instant::now();
+            f(&doc[..e]);
+            let d = t.elapsed();
+            total += d;
+            worst = worst.max(d);
+        }
+        (
+            total / u32::try_from(steps.len()).unwrap_or(u32::MAX),
+            worst,
+        )
+    };
     let mut r = IncrementalMarkdown::new();
-    let mut worst = std::time::Duration::ZERO;
-    for &e in &steps {
-        let s = Instant::now();
-        std::hint::black_box(r.update(&doc[..e]));
-        worst = worst.max(s.elapsed());
-    }
-    let inc = t.elapsed();
-    assert_eq!(r.full_html(), to_html(&doc));
-
-    let t = Instant::now();
-    let mut worst_full = std::time::Duration::ZERO;
-    for &e in &steps {
-        let s = Instant::now();
-        std::hint::black_box(to_html(&doc[..e]));
-        worst_full = worst_full.max(s.elapsed());
-    }
-    let full = t.elapsed();
-    let n = steps.len() as u32;
+    let (inc, inc_worst) = time(&mut |t| {
+        std::hint::black_box(r.update(t));
+    });
+    assert_eq!(r.full_html(), to_html(doc));
+    let (full, full_worst) = time(&mut |t| {
+        std::hint::black_box(to_html(t));
+    });
     println!(
-        "{} bytes, {} steps: incremental {:?}/update (worst {:?}), full to_html {:?}/update (worst {:?})",
+        "{name}: {} bytes, {} steps: IncrementalMarkdown::update {inc:?} avg ({inc_worst:?} worst), \
+         to_html {full:?} avg ({full_worst:?} worst)",
         doc.len(),
-        n,
-        inc / n,
-        worst,
-        full / n,
-        worst_full
+        steps.len()
     );
 }
