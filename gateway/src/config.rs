@@ -12,6 +12,36 @@ pub enum AgentKind {
     /// Scripted answers and `/demo …` scenarios, no network.
     #[default]
     Demo,
+    /// Any OpenAI-compatible Chat Completions server (llama.cpp, Ollama,
+    /// vLLM, hosted services).
+    #[value(name = "openai")]
+    OpenAi,
+    /// Hermes Agent through its built-in API server.
+    Hermes,
+}
+
+/// Where the `openai` agent sends its requests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenAiConfig {
+    /// Base URL of the API, the part before `/chat/completions`
+    /// (e.g. `http://127.0.0.1:8081/v1`).
+    pub base_url: String,
+    /// `model` of every request; `None` omits it (llama.cpp serves its one
+    /// model whatever the name; Ollama and hosted services need it).
+    pub model: Option<String>,
+    /// Sent as `Authorization: Bearer KEY`.
+    pub api_key: Option<String>,
+    /// Most characters of logged messages sent as context with each request.
+    pub context_chars: usize,
+}
+
+/// Where the `hermes` agent finds Hermes Agent's API server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HermesConfig {
+    /// Base URL of the API server (Hermes's default `http://127.0.0.1:8642`).
+    pub base_url: String,
+    /// Hermes's `API_SERVER_KEY`.
+    pub api_key: String,
 }
 
 /// Everything [`crate::serve`] needs.
@@ -30,6 +60,13 @@ pub struct Config {
     /// are always allowed.
     pub allowed_origins: Vec<String>,
     pub agent: AgentKind,
+    /// Settings of the `openai` agent.
+    pub openai: OpenAiConfig,
+    /// Settings of the `hermes` agent.
+    pub hermes: HermesConfig,
+    /// The `openai` and `hermes` agents end a turn with an error when their
+    /// server sends nothing (not even a keep-alive) for this long.
+    pub model_stall: Duration,
     /// The demo agent's pace: time between streaming snapshots and the unit
     /// of its other waits.
     pub demo_delay: Duration,
@@ -37,6 +74,16 @@ pub struct Config {
 
 /// Default pace of the demo agent: a human sees text stream in.
 pub const DEFAULT_DEMO_DELAY_MS: u64 = 40;
+/// Default of `--model-stall-secs`: longer than Hermes's 30 s keep-alive and
+/// than a local model's usual wait before its first token.
+pub const DEFAULT_MODEL_STALL_SECS: u64 = 120;
+/// Default of `--openai-context-chars`: about 6k tokens, which fits the
+/// small context windows local servers often run with.
+pub const DEFAULT_CONTEXT_CHARS: usize = 24_000;
+/// Hermes's API server listens here unless told otherwise.
+pub const DEFAULT_HERMES_URL: &str = "http://127.0.0.1:8642";
+/// llama.cpp's `llama-server` default address.
+pub const DEFAULT_OPENAI_URL: &str = "http://127.0.0.1:8080/v1";
 
 impl Config {
     /// Defaults: `127.0.0.1:8080`, no token, `./aria-data`, `./dist`, the
@@ -49,6 +96,17 @@ impl Config {
             static_dir: PathBuf::from("dist"),
             allowed_origins: Vec::new(),
             agent: AgentKind::Demo,
+            openai: OpenAiConfig {
+                base_url: DEFAULT_OPENAI_URL.to_string(),
+                model: None,
+                api_key: None,
+                context_chars: DEFAULT_CONTEXT_CHARS,
+            },
+            hermes: HermesConfig {
+                base_url: DEFAULT_HERMES_URL.to_string(),
+                api_key: String::new(),
+            },
+            model_stall: Duration::from_secs(DEFAULT_MODEL_STALL_SECS),
             demo_delay: Duration::from_millis(DEFAULT_DEMO_DELAY_MS),
         }
     }
@@ -85,6 +143,47 @@ pub struct Cli {
     /// Demo agent's delay per step in milliseconds (streaming interval).
     #[arg(long, default_value_t = DEFAULT_DEMO_DELAY_MS)]
     pub demo_delay_ms: u64,
+    #[command(flatten)]
+    pub seed: crate::seed::SeedArgs,
+    /// openai agent: base URL of the Chat Completions API (before
+    /// `/chat/completions`), e.g. http://127.0.0.1:11434/v1 for Ollama.
+    #[arg(
+        long,
+        env = "OPENAI_BASE_URL",
+        value_name = "URL",
+        required_if_eq("agent", "openai")
+    )]
+    pub openai_url: Option<String>,
+    /// openai agent: model name sent with each request.
+    #[arg(long, env = "OPENAI_MODEL", value_name = "NAME")]
+    pub openai_model: Option<String>,
+    /// openai agent: API key (sent as a Bearer token).
+    #[arg(
+        long,
+        env = "OPENAI_API_KEY",
+        hide_env_values = true,
+        value_name = "KEY"
+    )]
+    pub openai_key: Option<String>,
+    /// openai agent: most characters of the thread's logged messages sent as context.
+    #[arg(long, default_value_t = DEFAULT_CONTEXT_CHARS, value_name = "N")]
+    pub openai_context_chars: usize,
+    /// hermes agent: base URL of Hermes Agent's API server.
+    #[arg(long, env = "HERMES_API_URL", default_value = DEFAULT_HERMES_URL, value_name = "URL")]
+    pub hermes_url: String,
+    /// hermes agent: the API server's key (Hermes's own `API_SERVER_KEY`).
+    #[arg(
+        long,
+        env = "API_SERVER_KEY",
+        hide_env_values = true,
+        value_name = "KEY",
+        required_if_eq("agent", "hermes")
+    )]
+    pub hermes_key: Option<String>,
+    /// openai and hermes agents: seconds without a byte from the server
+    /// before the turn ends with an error.
+    #[arg(long, default_value_t = DEFAULT_MODEL_STALL_SECS, value_name = "SECS")]
+    pub model_stall_secs: u64,
 }
 
 impl From<Cli> for Config {
@@ -96,6 +195,19 @@ impl From<Cli> for Config {
             static_dir: cli.static_dir,
             allowed_origins: cli.allowed_origins,
             agent: cli.agent,
+            openai: OpenAiConfig {
+                base_url: cli
+                    .openai_url
+                    .unwrap_or_else(|| DEFAULT_OPENAI_URL.to_string()),
+                model: cli.openai_model.filter(|m| !m.is_empty()),
+                api_key: cli.openai_key.filter(|k| !k.is_empty()),
+                context_chars: cli.openai_context_chars,
+            },
+            hermes: HermesConfig {
+                base_url: cli.hermes_url,
+                api_key: cli.hermes_key.unwrap_or_default(),
+            },
+            model_stall: Duration::from_secs(cli.model_stall_secs),
             demo_delay: Duration::from_millis(cli.demo_delay_ms),
         }
     }
@@ -125,6 +237,40 @@ mod tests {
         assert_eq!(config.token, None, "an empty token disables auth");
         assert_eq!(config.allowed_origins, ["http://a", "http://b"]);
         assert_eq!(config.demo_delay, Duration::from_millis(1));
+    }
+
+    #[test]
+    fn agent_flags_map_to_config() {
+        let cli = Cli::try_parse_from([
+            "aria-gateway",
+            "--agent",
+            "openai",
+            "--openai-url",
+            "http://127.0.0.1:11434/v1",
+            "--openai-model",
+            "qwen3:4b",
+            "--model-stall-secs",
+            "5",
+        ])
+        .expect("valid flags");
+        let config = Config::from(cli);
+        assert_eq!(config.agent, AgentKind::OpenAi);
+        assert_eq!(config.openai.base_url, "http://127.0.0.1:11434/v1");
+        assert_eq!(config.openai.model.as_deref(), Some("qwen3:4b"));
+        assert_eq!(config.model_stall, Duration::from_secs(5));
+
+        let cli = Cli::try_parse_from([
+            "aria-gateway",
+            "--agent",
+            "hermes",
+            "--hermes-key",
+            "0123456789abcdef",
+        ])
+        .expect("valid flags");
+        let config = Config::from(cli);
+        assert_eq!(config.agent, AgentKind::Hermes);
+        assert_eq!(config.hermes.base_url, DEFAULT_HERMES_URL);
+        assert_eq!(config.hermes.api_key, "0123456789abcdef");
     }
 
     #[test]

@@ -18,10 +18,12 @@ mod live;
 mod outbox;
 mod rate_limit;
 mod requests;
+mod seed;
 mod server;
 mod store;
 mod title;
 mod turns;
 
-pub use config::{AgentKind, Cli, Config};
+pub use config::{AgentKind, Cli, Config, HermesConfig, OpenAiConfig};
+pub use seed::{seed_channel, SeedArgs, SEEDED_CHANNEL};
 pub use server::{serve, RunningServer, ServeError};

@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::str::FromStr;
 
-use aria_gateway::{serve, Cli, Config};
+use aria_gateway::{seed_channel, serve, Cli, Config, SEEDED_CHANNEL};
 use clap::Parser;
 use tracing_subscriber::filter::LevelFilter;
 
@@ -22,7 +22,18 @@ async fn main() -> ExitCode {
         .with_max_level(level)
         .init();
 
-    let config = Config::from(Cli::parse());
+    let cli = Cli::parse();
+    if let Some(items) = cli.seed.seed_channel {
+        match seed_channel(&cli.data_dir, items) {
+            Ok(true) => tracing::info!(items, channel = SEEDED_CHANNEL, "seeded a channel"),
+            Ok(false) => tracing::info!(channel = SEEDED_CHANNEL, "seeded channel already exists"),
+            Err(e) => {
+                eprintln!("aria-gateway: cannot seed {SEEDED_CHANNEL}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let config = Config::from(cli);
     let server = match serve(config).await {
         Ok(server) => server,
         Err(e) => {

@@ -235,6 +235,66 @@ impl Store {
         Ok(item)
     }
 
+    /// Appends `items` in one transaction, each with the channel's next
+    /// `seq` (their own is replaced). For seeding big channels quickly.
+    pub fn append_all(
+        &mut self,
+        channel_id: &str,
+        items: impl IntoIterator<Item = HistoryItem>,
+    ) -> Result<u64, StoreError> {
+        let tx = self.conn.transaction()?;
+        let mut seq: u64 = tx
+            .query_row(
+                "SELECT last_seq FROM channels WHERE channel_id = ?1",
+                [channel_id],
+                |r| r.get(0),
+            )
+            .optional()?
+            .ok_or(StoreError::NotFound)?;
+        let mut last_preview = None;
+        {
+            let mut insert = tx.prepare(
+                "INSERT INTO log (channel_id, seq, item, client_msg_id) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for mut item in items {
+                seq += 1;
+                let client_msg_id = match &mut item {
+                    HistoryItem::Message(m) => {
+                        m.seq = seq;
+                        last_preview = Some(m.text.clone());
+                        m.client_msg_id.clone()
+                    }
+                    HistoryItem::Commentary(c) => {
+                        c.seq = seq;
+                        None
+                    }
+                    HistoryItem::Tool(t) => {
+                        t.seq = seq;
+                        None
+                    }
+                    HistoryItem::Unknown => {
+                        seq -= 1;
+                        continue;
+                    }
+                };
+                let json = serde_json::to_string(&item)?;
+                insert.execute(params![channel_id, seq, json, client_msg_id])?;
+            }
+        }
+        tx.execute(
+            "UPDATE channels SET last_seq = ?2, updated_at = ?3, preview = COALESCE(?4, preview)
+             WHERE channel_id = ?1",
+            params![
+                channel_id,
+                seq,
+                now_ms(),
+                last_preview.as_deref().map(preview)
+            ],
+        )?;
+        tx.commit()?;
+        Ok(seq)
+    }
+
     /// The channel and logged user message accepted with `client_msg_id`.
     pub fn find_client_msg(
         &self,

@@ -3,13 +3,23 @@
 //! An [`Agent`] never touches sockets or the log: it drives a [`Turn`], which
 //! logs final items with their `seq`, broadcasts the frames and keeps the
 //! state needed to cancel the turn or show it to a device joining late. The
-//! built-in agent is the scripted [`demo::DemoAgent`]; real back ends
-//! (OpenAI-compatible, Hermes) are meant to implement the same trait.
+//! built-in agent is the scripted [`demo::DemoAgent`]; the real back ends are
+//! [`openai::OpenAiAgent`] (any OpenAI-compatible server) and
+//! [`hermes::HermesAgent`] (Hermes Agent's API server).
 
 mod demo;
+mod hermes;
+mod hermes_events;
+mod hermes_sessions;
+mod llm_turn;
+mod openai;
+mod openai_context;
+mod openai_stream;
 mod scenarios;
+mod sse;
 mod texts;
 mod turn;
+mod upstream;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -41,5 +51,10 @@ pub trait Agent: Send + Sync {
 pub fn build(config: &Config) -> Arc<dyn Agent> {
     match config.agent {
         AgentKind::Demo => Arc::new(demo::DemoAgent::new(config.demo_delay)),
+        AgentKind::OpenAi => Arc::new(openai::OpenAiAgent::new(
+            config.openai.clone(),
+            config.model_stall,
+        )),
+        AgentKind::Hermes => Arc::new(hermes::HermesAgent::new(config)),
     }
 }

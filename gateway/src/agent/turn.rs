@@ -5,12 +5,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use aria_protocol::{
-    CommentaryItem, ErrorCode, ErrorFrame, InChannel, MessageItem, MessageStart, MessageStop,
-    MessageUpdate, Role, ServerFrame, ToolEnd, ToolItem, ToolProgress, ToolStart, Typing,
+    CommentaryItem, ErrorCode, ErrorFrame, HistoryItem, InChannel, MessageItem, MessageStart,
+    MessageStop, MessageUpdate, Role, ServerFrame, ToolEnd, ToolItem, ToolProgress, ToolStart,
+    Typing,
 };
 use tokio::sync::watch;
 
 use crate::clock::now_ms;
+use crate::history::{Anchor, PageQuery};
 use crate::ids;
 use crate::outbox::Outbox;
 use crate::store::StoreError;
@@ -109,6 +111,27 @@ impl Turn {
             tools: BTreeMap::new(),
             last_index: 0,
         }
+    }
+
+    /// The channel this turn answers in.
+    pub fn channel_id(&self) -> &str {
+        &self.channel_id
+    }
+
+    /// The channel's newest `limit` logged items, oldest first: the context
+    /// LLM back ends send along. The message being answered is among them,
+    /// followed by any sent while earlier turns ran.
+    pub async fn history(&self, limit: u32) -> Result<Vec<HistoryItem>, TurnError> {
+        let channel_id = self.channel_id.clone();
+        let query = PageQuery {
+            anchor: Anchor::Newest,
+            limit,
+        };
+        let (items, _) = self
+            .outbox
+            .run(move |store, _| store.page(&channel_id, &query))
+            .await?;
+        Ok(items)
     }
 
     fn check(&self) -> Result<(), TurnError> {

@@ -1,0 +1,239 @@
+//! The `hermes` agent against the real Hermes Agent 0.19.0 (from
+//! `scripts/hermes-setup`), whose model is the scripted fake model server:
+//! no network. Without the venv the test fails, saying how to install it,
+//! unless `ARIA_SKIP_HERMES=1`.
+
+mod common;
+#[path = "support/fake_model.rs"]
+mod fake_model;
+#[path = "support/hermes.rs"]
+mod hermes;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use aria_gateway::{serve, AgentKind, Config, RunningServer};
+use common::{types, Client};
+use fake_model::{FakeModel, TOOL_ANSWER};
+use hermes::Hermes;
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::Message;
+
+/// A cold Hermes takes several seconds over its first turn (imports, tool
+/// discovery); the common helpers wait 10 s per frame at most.
+const TURN_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// A gateway on `data_dir` whose `hermes` agent talks to `url` with `key`.
+async fn gateway(data_dir: &Path, url: &str, key: &str) -> RunningServer {
+    let mut config: Config = common::config(data_dir, 1);
+    config.agent = AgentKind::Hermes;
+    config.hermes.base_url = url.to_string();
+    config.hermes.api_key = key.to_string();
+    config.model_stall = Duration::from_secs(60);
+    serve(config).await.expect("gateway starts")
+}
+
+/// Sends `text` and returns the turn's frames, waiting as long as Hermes needs.
+async fn turn(client: &mut Client, channel: &str, text: &str, id: &str) -> Vec<Value> {
+    client.send_message(channel, text, id).await;
+    rest_of_turn(client).await
+}
+
+async fn rest_of_turn(client: &mut Client) -> Vec<Value> {
+    let deadline = tokio::time::Instant::now() + TURN_TIMEOUT;
+    let mut frames = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match client.next_message(left).await {
+            Some(Message::Text(text)) => {
+                let frame: Value = serde_json::from_str(&text).expect("json frame");
+                let last = frame["type"] == "typing" && frame["on"] == false;
+                frames.push(frame);
+                if last {
+                    return frames;
+                }
+            }
+            Some(_) => continue,
+            None => panic!("the turn did not end within {TURN_TIMEOUT:?}; frames: {frames:#?}"),
+        }
+    }
+}
+
+fn of_type<'a>(frames: &'a [Value], ty: &str) -> Vec<&'a Value> {
+    frames.iter().filter(|f| f["type"] == ty).collect()
+}
+
+/// The one commentary of a failed turn, which must start with ⚠️.
+fn failure_note(frames: &[Value]) -> String {
+    let notes = of_type(frames, "commentary");
+    assert_eq!(notes.len(), 1, "{frames:#?}");
+    assert_eq!(of_type(frames, "error").len(), 1, "{frames:#?}");
+    let note = notes[0]["text"].as_str().unwrap_or_default().to_string();
+    assert!(note.starts_with("⚠️ "), "{note}");
+    note
+}
+
+/// The contents of the messages of a request to the model.
+fn contents(request: &Value) -> Vec<String> {
+    request["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["content"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Hermes, or `None` when `ARIA_SKIP_HERMES=1`; panics with the install
+/// hint when it is missing.
+fn hermes_or_skip() -> Option<Hermes> {
+    if hermes::skip_requested() {
+        eprintln!("ARIA_SKIP_HERMES=1: skipping the test against Hermes Agent");
+        return None;
+    }
+    Some(Hermes::new().unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// One Hermes for the whole story (it takes seconds to start): a turn with
+/// a tool call, the session kept across turns and gateway restarts, cancel,
+/// a failing model and a wrong key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn turns_through_real_hermes() {
+    let Some(mut hermes) = hermes_or_skip() else {
+        return;
+    };
+    let note = hermes.workdir().join("note.txt");
+    std::fs::write(&note, "hello from the note\n").expect("write the note");
+    let note = note.to_str().expect("utf-8 temp path").to_string();
+    let model = FakeModel::start_with_note(&note);
+    if let Err(e) = hermes.start(&model.base_url(), "fake-tool") {
+        panic!("{e}");
+    }
+    let data = tempfile::tempdir().expect("temp dir");
+    let gw = gateway(data.path(), &hermes.url(), hermes.key()).await;
+    let mut client = Client::connect(&gw.ws_url(), None).await;
+    let channel = client.create_channel("Hermes").await;
+
+    // 1. A full turn: typing, the tool card with its args and ✓, the answer
+    //    streamed in its own bubble, model and tokens.
+    let frames = turn(&mut client, &channel, "Read the note, please.", "h1").await;
+    let kinds = types(&frames);
+    assert!(
+        of_type(&frames, "error").is_empty(),
+        "{frames:#?}\n{}",
+        hermes.log()
+    );
+    assert_eq!(
+        (&frames[0]["type"], &frames[0]["on"]),
+        (&json!("typing"), &json!(true))
+    );
+    let start = of_type(&frames, "tool.start");
+    assert_eq!(start.len(), 1, "{kinds:?}\n{}", hermes.log());
+    assert_eq!(start[0]["name"], "read_file");
+    assert_eq!(start[0]["args"], json!({"path": note}));
+    assert_eq!(start[0]["preview"], "note.txt");
+    let end = of_type(&frames, "tool.end");
+    assert_eq!(end.len(), 1, "{kinds:?}");
+    assert_eq!(end[0]["index"], start[0]["index"]);
+    assert_eq!(end[0]["ok"], true);
+    assert!(end[0]["duration"].as_f64().is_some_and(|d| d >= 0.0));
+    let position = |ty: &str| kinds.iter().position(|t| *t == ty).expect(ty);
+    assert!(
+        position("tool.end") < position("message.start"),
+        "{kinds:?}"
+    );
+    let updates = of_type(&frames, "message.update");
+    assert!(!updates.is_empty(), "{kinds:?}");
+    assert!(updates
+        .iter()
+        .all(|u| TOOL_ANSWER.starts_with(u["text"].as_str().unwrap_or("?"))));
+    let stop = of_type(&frames, "message.stop");
+    assert_eq!(stop.len(), 1, "{kinds:?}");
+    assert_eq!(stop[0]["final_text"], TOOL_ANSWER);
+    assert_eq!(stop[0]["model"], "hermes-agent");
+    assert!(
+        stop[0]["tokens"].as_u64().is_some_and(|t| t > 0),
+        "{}",
+        stop[0]
+    );
+    assert_eq!(kinds.last(), Some(&"typing"));
+
+    // 2. The channel keeps its Hermes session, also after a gateway restart:
+    //    the model sees the earlier turns.
+    gw.shutdown().await.expect("shutdown");
+    let gw = gateway(data.path(), &hermes.url(), hermes.key()).await;
+    let mut client = Client::connect(&gw.ws_url(), None).await;
+    let before = model.completions().len();
+    let frames = turn(&mut client, &channel, "And once more.", "h2").await;
+    assert_eq!(
+        of_type(&frames, "message.stop")[0]["final_text"],
+        TOOL_ANSWER
+    );
+    let said = contents(&model.completions()[before]);
+    assert!(
+        said.iter().any(|c| c == "Read the note, please."),
+        "{said:?}"
+    );
+    assert!(said.iter().any(|c| c == "And once more."), "{said:?}");
+
+    // 3. Cancel ends the turn at once, keeping the streamed text; the
+    //    channel then goes on (Hermes 0.19.0 cannot stop that run itself).
+    client
+        .send_message(&channel, "[fake-stall] Take your time.", "h3")
+        .await;
+    // " hard" came 20 ms after "Thinking", within the update interval: it
+    // is sent when due although the server then goes silent.
+    client
+        .until(|f| f["type"] == "message.update" && f["text"] == "Thinking hard")
+        .await;
+    let cancelled = Instant::now();
+    client
+        .send(json!({"type": "turn.cancel", "channel_id": channel}))
+        .await;
+    let frames = rest_of_turn(&mut client).await;
+    assert!(cancelled.elapsed() < Duration::from_secs(3));
+    assert_eq!(
+        of_type(&frames, "message.stop")[0]["final_text"],
+        "Thinking hard"
+    );
+    assert!(of_type(&frames, "error").is_empty(), "{frames:#?}");
+    let frames = turn(&mut client, &channel, "Read it again.", "h4").await;
+    assert_eq!(
+        of_type(&frames, "message.stop")[0]["final_text"],
+        TOOL_ANSWER
+    );
+
+    // 4. Hermes's model failing shows in the thread. Last: after a 401
+    //    Hermes stops asking that model.
+    let frames = turn(&mut client, &channel, "[fake-401] Hello?", "h5").await;
+    let note = failure_note(&frames);
+    assert!(
+        note.contains("Hermes got no answer from its model: HTTP 401: scripted error 401"),
+        "{note}"
+    );
+
+    // 5. A wrong key for Hermes itself.
+    let other = tempfile::tempdir().expect("temp dir");
+    let wrong = gateway(other.path(), &hermes.url(), "not-the-key-0123456789").await;
+    let mut client = Client::connect(&wrong.ws_url(), None).await;
+    let channel = client.create_channel("Wrong key").await;
+    let frames = turn(&mut client, &channel, "hello?", "h6").await;
+    let note = failure_note(&frames);
+    assert!(
+        note.contains("Hermes refused the API key (HTTP 401: Invalid API key)"),
+        "{note}"
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_hermes_is_shown() {
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port");
+    let data = tempfile::tempdir().expect("temp dir");
+    let gw = gateway(data.path(), &format!("http://{addr}"), "0123456789abcdef").await;
+    let mut client = Client::connect(&gw.ws_url(), None).await;
+    let channel = client.create_channel("Down").await;
+    let frames = turn(&mut client, &channel, "hello?", "d1").await;
+    let note = failure_note(&frames);
+    assert!(note.starts_with("⚠️ Cannot connect to Hermes at"), "{note}");
+}

@@ -1,0 +1,470 @@
+//! A scripted OpenAI-compatible model server on `127.0.0.1:0`, for tests
+//! of the `openai` agent and of Hermes Agent, which it serves as its model.
+//!
+//! `POST /v1/chat/completions` answers with the script named by the
+//! request's `model`, streamed as `text/event-stream` chunks 20 ms apart
+//! like a real server. A `[fake-NAME]` tag in the last paragraph of the
+//! latest user message picks script `fake-NAME` instead, so a test can steer
+//! a model it does not call itself (Hermes's; Hermes joins a message whose
+//! turn was cancelled to the next one with a blank line):
+//!
+//! | Script | Answer |
+//! |---|---|
+//! | `fake-chat` (and any unknown name) | reasoning, then [`CHAT_ANSWER`] in pieces, `finish_reason`, usage (18 tokens), `[DONE]` |
+//! | `fake-tool` | a `read_file` call of the note (args in pieces), usage; once the request's last message is the tool's result, [`TOOL_ANSWER`] |
+//! | `fake-401`, `fake-429`, `fake-500` | that HTTP status with an OpenAI-style error body |
+//! | `fake-disconnect` | two content pieces, then the connection drops mid-body |
+//! | `fake-stall` | "Thinking hard" in two pieces, then silence for an hour |
+//!
+//! A request with `"stream": false` gets [`TITLE_ANSWER`] as one JSON
+//! completion, whatever the script. `GET /v1/models` lists the scripts;
+//! anything else is 404.
+//!
+//! Hand-written HTTP/1.1 on tokio alone (no axum), on a thread and runtime
+//! of its own: the browser tests of the root crate can include this file
+//! with `#[path]` without new dependencies, and call it from sync code or
+//! any runtime flavor without starving it.
+#![allow(dead_code)] // each test binary uses a different part of it
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio::task::JoinSet;
+
+/// The `fake-chat` answer.
+pub const CHAT_ANSWER: &str = "Hello from the fake model! Here is **a list**:\n\n- one\n- two\n";
+/// The `fake-chat` reasoning.
+pub const CHAT_REASONING: &str = "The user greets me; I answer briefly.";
+/// The `fake-tool` answer after the tool ran.
+pub const TOOL_ANSWER: &str = "I read the note with read_file: it says hello.";
+/// The answer to every non-streamed request (the gateway's title requests).
+pub const TITLE_ANSWER: &str = "\"Scripted title.\"";
+/// Tokens reported by every script's usage chunk.
+pub const USAGE_TOTAL: u64 = 18;
+/// Pause between two chunks of a stream.
+const CHUNK_INTERVAL: Duration = Duration::from_millis(20);
+/// Largest request accepted (Hermes sends ~30 tool schemas per request).
+const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
+
+/// One request received, as the tests inspect it.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub method: String,
+    pub path: String,
+    /// The `Authorization` header, if any.
+    pub authorization: Option<String>,
+    /// The JSON body (`Null` if none or not JSON).
+    pub body: Value,
+}
+
+/// The running server; stops (dropping every open stream) when dropped.
+pub struct FakeModel {
+    addr: SocketAddr,
+    received: Arc<Mutex<Vec<Received>>>,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for FakeModel {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// What the `fake-tool` script asks `read_file` to read.
+#[derive(Debug, Clone)]
+struct Settings {
+    note_path: String,
+}
+
+impl FakeModel {
+    /// A server whose `fake-tool` script reads `note.txt`.
+    pub fn start() -> Self {
+        Self::start_with_note("note.txt")
+    }
+
+    /// A server whose `fake-tool` script reads `note_path` (Hermes resolves
+    /// a relative path against its working directory).
+    pub fn start_with_note(note_path: &str) -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind fake model");
+        let addr = listener.local_addr().expect("fake model address");
+        listener
+            .set_nonblocking(true)
+            .expect("non-blocking listener");
+        let received = Arc::<Mutex<Vec<Received>>>::default();
+        let settings = Arc::new(Settings {
+            note_path: note_path.to_string(),
+        });
+        let log = Arc::clone(&received);
+        let (stop, stopped) = oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("fake model runtime");
+            // Ending `block_on` drops the connections' tasks with the runtime.
+            runtime.block_on(async move {
+                let listener = TcpListener::from_std(listener).expect("tokio listener");
+                tokio::select! {
+                    () = accept(listener, log, settings) => {}
+                    _ = stopped => {}
+                }
+            });
+        });
+        Self {
+            addr,
+            received,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://ADDR/v1`, the base URL OpenAI clients want.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Every request so far, oldest first.
+    pub fn received(&self) -> Vec<Received> {
+        self.received
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The bodies of the chat completion requests so far.
+    pub fn completions(&self) -> Vec<Value> {
+        self.received()
+            .into_iter()
+            .filter(|r| r.path.ends_with("/chat/completions"))
+            .map(|r| r.body)
+            .collect()
+    }
+}
+
+async fn accept(listener: TcpListener, log: Arc<Mutex<Vec<Received>>>, settings: Arc<Settings>) {
+    let mut connections = JoinSet::new();
+    loop {
+        if let Ok((stream, _)) = listener.accept().await {
+            connections.spawn(serve(stream, Arc::clone(&log), Arc::clone(&settings)));
+        }
+        while connections.try_join_next().is_some() {}
+    }
+}
+
+struct Request {
+    method: String,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Request {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+async fn serve(mut stream: TcpStream, log: Arc<Mutex<Vec<Received>>>, settings: Arc<Settings>) {
+    let Some(request) = read_request(&mut stream).await else {
+        return;
+    };
+    let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+    log.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(Received {
+            method: request.method.clone(),
+            path: request.path.clone(),
+            authorization: request.header("authorization").map(str::to_string),
+            body: body.clone(),
+        });
+    let path = request.path.split('?').next().unwrap_or_default();
+    let _ = match (request.method.as_str(), path) {
+        ("POST", "/v1/chat/completions") => {
+            let script = tagged_script(&body)
+                .or_else(|| body["model"].as_str().map(str::to_string))
+                .unwrap_or_else(|| "fake-chat".to_string());
+            complete(&mut stream, &script, &body, &settings).await
+        }
+        ("GET", "/v1/models") => {
+            let ids = [
+                "fake-chat",
+                "fake-tool",
+                "fake-401",
+                "fake-429",
+                "fake-500",
+                "fake-disconnect",
+                "fake-stall",
+            ];
+            let data: Vec<Value> = ids
+                .iter()
+                .map(|id| json!({"id": id, "object": "model"}))
+                .collect();
+            respond_json(&mut stream, 200, &json!({"object": "list", "data": data})).await
+        }
+        _ => {
+            respond_json(
+                &mut stream,
+                404,
+                &json!({"error": {"message": "no such route"}}),
+            )
+            .await
+        }
+    };
+}
+
+/// Reads one request (head and `Content-Length` body); `None` if malformed.
+async fn read_request(stream: &mut TcpStream) -> Option<Request> {
+    let mut buf = Vec::new();
+    let head_end = loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break end;
+        }
+        if buf.len() > 64 * 1024 {
+            return None;
+        }
+        let mut chunk = [0u8; 8192];
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let mut request_line = lines.next()?.split_whitespace();
+    let (method, path) = (
+        request_line.next()?.to_string(),
+        request_line.next()?.to_string(),
+    );
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let length: usize = headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    if length > MAX_REQUEST_BYTES {
+        return None;
+    }
+    let mut body = buf[head_end + 4..].to_vec();
+    while body.len() < length {
+        let mut chunk = vec![0u8; (length - body.len()).min(64 * 1024)];
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    body.truncate(length);
+    Some(Request {
+        method,
+        path,
+        headers,
+        body,
+    })
+}
+
+async fn respond_json(stream: &mut TcpStream, status: u16, body: &Value) -> std::io::Result<()> {
+    let body = body.to_string();
+    let head = format!(
+        "HTTP/1.1 {status} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        reason(status),
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await?;
+    stream.write_all(body.as_bytes()).await?;
+    stream.shutdown().await
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        _ => "Internal Server Error",
+    }
+}
+
+async fn complete(
+    stream: &mut TcpStream,
+    script: &str,
+    body: &Value,
+    settings: &Settings,
+) -> std::io::Result<()> {
+    if let Some(status) = script
+        .strip_prefix("fake-")
+        .and_then(|s| s.parse::<u16>().ok())
+    {
+        let error = json!({"error": {"message": format!("scripted error {status}"), "type": "fake_error", "code": status}});
+        return respond_json(stream, status, &error).await;
+    }
+    if body["stream"] != json!(true) {
+        let completion = json!({
+            "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": script,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": TITLE_ANSWER}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 12, "completion_tokens": 6, "total_tokens": USAGE_TOTAL},
+        });
+        return respond_json(stream, 200, &completion).await;
+    }
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
+                Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    stream.write_all(head.as_bytes()).await?;
+    let mut sse = Sse {
+        stream,
+        model: script.to_string(),
+    };
+    match script {
+        "fake-tool" if last_role(body) == Some("tool") => sse.answer(None, TOOL_ANSWER).await?,
+        "fake-tool" => {
+            // Ids must differ between calls: Hermes drops a call whose id it
+            // has already answered.
+            let id = format!(
+                "call_fake_{}",
+                body["messages"].as_array().map_or(0, Vec::len)
+            );
+            sse.tool_call(&id, &settings.note_path).await?
+        }
+        "fake-disconnect" => {
+            sse.delta(json!({"role": "assistant", "content": "Partial "}))
+                .await?;
+            sse.delta(json!({"content": "answer"})).await?;
+            // No terminating chunk: the client sees the body break off.
+            return Ok(());
+        }
+        "fake-stall" => {
+            sse.delta(json!({"role": "assistant", "content": "Thinking"}))
+                .await?;
+            sse.delta(json!({"content": " hard"})).await?;
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+        _ => sse.answer(Some(CHAT_REASONING), CHAT_ANSWER).await?,
+    }
+    sse.data("[DONE]").await?;
+    sse.stream.write_all(b"0\r\n\r\n").await?;
+    sse.stream.shutdown().await
+}
+
+/// `text` split at the char boundary at or before byte `at`.
+fn split_near(text: &str, at: usize) -> (&str, &str) {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    text.split_at(at)
+}
+
+/// `fake-NAME` when the last paragraph of the latest user message holds
+/// `[fake-NAME]`.
+fn tagged_script(body: &Value) -> Option<String> {
+    let messages = body["messages"].as_array()?;
+    let user = messages.iter().rev().find(|m| m["role"] == "user")?;
+    let text = user["content"].as_str()?.rsplit("\n\n").next()?;
+    let start = text.find("[fake-")?;
+    let end = start + text[start..].find(']')?;
+    Some(text[start + 1..end].to_string())
+}
+
+fn last_role(body: &Value) -> Option<&str> {
+    body["messages"].as_array()?.last()?["role"].as_str()
+}
+
+/// Writes `data:` events as chunks of a chunked body.
+struct Sse<'a> {
+    stream: &'a mut TcpStream,
+    model: String,
+}
+
+impl Sse<'_> {
+    async fn data(&mut self, data: &str) -> std::io::Result<()> {
+        let event = format!("data: {data}\n\n");
+        let chunk = format!("{:x}\r\n{event}\r\n", event.len());
+        self.stream.write_all(chunk.as_bytes()).await?;
+        self.stream.flush().await?;
+        tokio::time::sleep(CHUNK_INTERVAL).await;
+        Ok(())
+    }
+
+    async fn chunk(&mut self, choices: Value, usage: Option<Value>) -> std::io::Result<()> {
+        let mut chunk = json!({
+            "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+            "model": self.model, "choices": choices,
+        });
+        if let Some(usage) = usage {
+            chunk["usage"] = usage;
+        }
+        self.data(&chunk.to_string()).await
+    }
+
+    async fn delta(&mut self, delta: Value) -> std::io::Result<()> {
+        self.chunk(
+            json!([{"index": 0, "delta": delta, "finish_reason": null}]),
+            None,
+        )
+        .await
+    }
+
+    async fn finish(&mut self, reason: &str) -> std::io::Result<()> {
+        self.chunk(
+            json!([{"index": 0, "delta": {}, "finish_reason": reason}]),
+            None,
+        )
+        .await?;
+        let usage =
+            json!({"prompt_tokens": 12, "completion_tokens": 6, "total_tokens": USAGE_TOTAL});
+        self.chunk(json!([]), Some(usage)).await
+    }
+
+    /// Reasoning (if any), then `text` a few characters per chunk.
+    async fn answer(&mut self, reasoning: Option<&str>, text: &str) -> std::io::Result<()> {
+        self.delta(json!({"role": "assistant", "content": ""}))
+            .await?;
+        if let Some(reasoning) = reasoning {
+            let (a, b) = split_near(reasoning, reasoning.len() / 2);
+            self.delta(json!({"reasoning_content": a})).await?;
+            self.delta(json!({"reasoning_content": b})).await?;
+        }
+        let chars: Vec<char> = text.chars().collect();
+        for piece in chars.chunks(6) {
+            self.delta(json!({"content": piece.iter().collect::<String>()}))
+                .await?;
+        }
+        self.finish("stop").await
+    }
+
+    /// A `read_file` call whose arguments arrive in three pieces.
+    async fn tool_call(&mut self, id: &str, path: &str) -> std::io::Result<()> {
+        let args = json!({"path": path}).to_string();
+        let (a, rest) = split_near(&args, args.len() / 3);
+        let (b, c) = split_near(rest, rest.len() / 2);
+        self.delta(json!({"role": "assistant", "content": null, "tool_calls": [
+            {"index": 0, "id": id, "type": "function", "function": {"name": "read_file", "arguments": a}}
+        ]}))
+        .await?;
+        for piece in [b, c] {
+            self.delta(json!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}))
+                .await?;
+        }
+        self.finish("tool_calls").await
+    }
+}

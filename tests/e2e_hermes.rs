@@ -1,0 +1,305 @@
+//! A browser end-to-end test through the real Hermes Agent 0.19.0: the
+//! reference gateway (`--agent hermes`) serving the real `dist/`, Hermes
+//! (from `scripts/hermes-setup`, in `tools/hermes-venv`) between the gateway
+//! and the scripted fake model of the gateway's tests, headless Chromium in
+//! front. No network.
+//!
+//! ```text
+//! trunk build --release --skip-version-check && cargo build -p aria-gateway
+//! cargo test --test e2e_hermes
+//! ```
+//!
+//! Without the venv the test fails, saying to run `scripts/hermes-setup`,
+//! unless `ARIA_SKIP_HERMES=1` (or `ARIA_HERMES_VENV` names another venv).
+//! Hermes's own log is printed when the test fails.
+#![cfg(not(target_arch = "wasm32"))]
+
+#[allow(unused_imports)] // this binary serves the dist from the gateway
+mod support;
+
+#[path = "../gateway/tests/support/fake_model.rs"]
+mod fake_model;
+#[path = "../gateway/tests/support/hermes.rs"]
+mod hermes;
+
+use std::future::Future;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use fake_model::{FakeModel, TOOL_ANSWER};
+use hermes::Hermes;
+use support::{secs, App, GatewayOpts};
+
+const COMPOSER: &str = "form[data-testid=composer] textarea";
+const QUESTION: &str = "Read the note, please.";
+
+/// Installed right after the page loaded: remembers whether any answer
+/// bubble ever carried `data-streaming=true` and the distinct texts it
+/// showed meanwhile, and the states every tool card went through, however
+/// briefly (the fake model streams its answer in ~200 ms).
+const WATCHER: &str = r#"
+window.__e2e = { streamingSeen: false, streamingTexts: [], toolStates: [] };
+const look = () => {
+  const s = document.querySelector('.msg-assistant[data-streaming=true]');
+  if (s) {
+    window.__e2e.streamingSeen = true;
+    const body = s.querySelector('.msg-body');
+    const text = body ? body.textContent : '';
+    const texts = window.__e2e.streamingTexts;
+    if (texts[texts.length - 1] !== text) texts.push(text);
+  }
+  const states = Array.from(document.querySelectorAll('.tool-card'), c => c.getAttribute('data-state')).join(',');
+  const seen = window.__e2e.toolStates;
+  if (states && seen[seen.length - 1] !== states) seen.push(states);
+};
+new MutationObserver(look).observe(document.body,
+  { subtree: true, childList: true, characterData: true, attributes: true });
+look();
+"#;
+
+/// The finished turn, read in one script so the values agree.
+const RESULT: &str = r#"
+const t = (root, s) => { const e = root && root.querySelector(s); return e ? e.textContent : null; };
+const answers = Array.from(document.querySelectorAll('.msg-assistant'));
+const answer = answers[answers.length - 1] || null;
+const cards = Array.from(document.querySelectorAll('.tool-card'));
+const card = cards[0] || null;
+return {
+  hash: location.hash,
+  users: Array.from(document.querySelectorAll('.msg-user')).filter(e => e.textContent.includes(arguments[0])).length,
+  pending: document.querySelectorAll('.msg-user.pending').length,
+  answers: answers.length,
+  text: t(answer, '.msg-body'),
+  model: t(answer, '.msg-footer .model'),
+  cards: cards.length,
+  state: card && card.getAttribute('data-state'),
+  icon: t(card, '.tool-status'),
+  line: t(card, '.tool-text'),
+  duration: t(card, '.tool-duration'),
+  cardBeforeAnswer: !!(card && answer && (card.compareDocumentPosition(answer) & Node.DOCUMENT_POSITION_FOLLOWING)),
+  watched: window.__e2e || null,
+};
+"#;
+
+/// One turn with a tool call: the `read_file` card spins, settles on ✓ and
+/// opens to its arguments; the answer streams into its own bubble and ends
+/// as the model's text, with Hermes named in the footer.
+#[test]
+fn a_hermes_turn_streams_an_answer_after_a_read_file_card() {
+    if hermes::skip_requested() {
+        eprintln!("ARIA_SKIP_HERMES=1: skipping the browser test against Hermes Agent");
+        return;
+    }
+    let mut hermes = Hermes::new().unwrap_or_else(|e| panic!("{e}"));
+    let note = hermes.workdir().join("note.txt");
+    std::fs::write(&note, "hello from the note\n").expect("write the note");
+    let note = note.to_str().expect("utf-8 temp path").to_string();
+    let model = FakeModel::start_with_note(&note);
+    let started = Instant::now();
+    if let Err(e) = hermes.start(&model.base_url(), "fake-tool") {
+        panic!("{e}");
+    }
+    eprintln!("Hermes is up after {:?}", started.elapsed());
+
+    let opts = GatewayOpts {
+        extra_args: vec![
+            "--agent".into(),
+            "hermes".into(),
+            "--hermes-url".into(),
+            hermes.url(),
+            "--hermes-key".into(),
+            hermes.key().to_string(),
+        ],
+        ..GatewayOpts::default()
+    };
+    let outcome = run(move || turn(opts, note));
+    if let Err(panic) = outcome {
+        eprintln!(
+            "== the fake model got {} chat completion request(s)\n== Hermes's log:\n{}",
+            model.completions().len(),
+            hermes.log()
+        );
+        std::panic::resume_unwind(panic);
+    }
+}
+
+async fn turn(opts: GatewayOpts, note: String) {
+    let app = App::start_with(opts).await;
+    let b = &app.browser;
+    b.wait_for("[data-testid=conn-status][data-state=connected]", secs(30))
+        .await;
+    b.js(WATCHER, vec![]).await;
+
+    // From the landing page the first message starts a thread.
+    b.type_into(COMPOSER, QUESTION).await;
+    b.press_enter(COMPOSER).await;
+    b.poll(
+        "the URL to become #/t/<id> (auto-thread)",
+        secs(20),
+        || async {
+            let h = b.js("return location.hash;", vec![]).await;
+            h.as_str()
+                .filter(|h| h.starts_with("#/t/"))
+                .map(str::to_string)
+        },
+    )
+    .await;
+
+    // A cold Hermes takes seconds over its first turn, more on a loaded
+    // machine: wait for the card, then for the whole turn to finish.
+    b.wait_for(".tool-card", secs(120)).await;
+    b.poll(
+        "the turn to finish (answer footer, no stop button, no streaming)",
+        secs(120),
+        || async {
+            let v = b
+                .js(
+                    "return [document.querySelectorAll('.msg-assistant .msg-footer').length,
+                         !!document.querySelector('[data-testid=stop]'),
+                         !!document.querySelector('[data-testid=typing]'),
+                         !!document.querySelector('.msg-assistant[data-streaming=true]'),
+                         !!document.querySelector('.tool-card[data-state=running]')];",
+                    vec![],
+                )
+                .await;
+            let done = v[0].as_u64().unwrap_or(0) >= 1
+                && v[1] == false
+                && v[2] == false
+                && v[3] == false
+                && v[4] == false;
+            done.then_some(())
+        },
+    )
+    .await;
+    b.wait_gone(".msg-user.pending", secs(10)).await;
+
+    let r = b.js(RESULT, vec![json!(QUESTION)]).await;
+    let watched = &r["watched"];
+
+    // The answer: streamed (seen with data-streaming=true, growing through
+    // prefixes of the model's text), then exactly the model's text.
+    if watched["streamingSeen"] != true {
+        b.fail(&format!(
+            "no answer bubble was ever seen with data-streaming=true (message.start/update \
+             not rendered as a streaming bubble?); what was watched: {watched}"
+        ))
+        .await;
+    }
+    let texts: Vec<String> =
+        serde_json::from_value(watched["streamingTexts"].clone()).unwrap_or_default();
+    let bad: Vec<&String> = texts
+        .iter()
+        .filter(|t| !TOOL_ANSWER.starts_with(t.trim()))
+        .collect();
+    if !bad.is_empty() {
+        b.fail(&format!(
+            "while streaming, the bubble showed text that is not a prefix of {TOOL_ANSWER:?}: \
+             {bad:?} (all texts seen: {texts:?})"
+        ))
+        .await;
+    }
+    let text = r["text"].as_str().unwrap_or_default().trim().to_string();
+    if text != TOOL_ANSWER || r["answers"] != 1 {
+        b.fail(&format!(
+            "expected one answer reading {TOOL_ANSWER:?}, got {} answer(s), the last {text:?}",
+            r["answers"]
+        ))
+        .await;
+    }
+    if !r["model"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("hermes-agent")
+    {
+        b.fail(&format!(
+            "the answer's footer should name the model hermes-agent, got {}",
+            r["model"]
+        ))
+        .await;
+    }
+    if r["users"] != 1 || r["pending"] != 0 {
+        b.fail(&format!(
+            "expected exactly one confirmed .msg-user bubble with {QUESTION:?}: {r}"
+        ))
+        .await;
+    }
+
+    // The tool card: one read_file call of the note, finished with ✓ and a
+    // duration, above the answer. (Hermes's read_file is quick: tool.start
+    // and tool.end may land in one frame, so the spinner is not required.)
+    let line = r["line"].as_str().unwrap_or_default();
+    let card_ok = r["cards"] == 1
+        && r["state"] == "ok"
+        && r["icon"] == "✓"
+        && line.contains("read_file")
+        && line.contains("note.txt")
+        && !r["duration"].as_str().unwrap_or_default().is_empty();
+    if !card_ok {
+        b.fail(&format!(
+            "expected one finished read_file card of note.txt with ✓ and a duration: {r}"
+        ))
+        .await;
+    }
+    if r["cardBeforeAnswer"] != true {
+        b.fail(&format!("the tool card should come before the answer: {r}"))
+            .await;
+    }
+    let states: Vec<String> =
+        serde_json::from_value(watched["toolStates"].clone()).unwrap_or_default();
+    if states.last().map(String::as_str) != Some("ok")
+        || states.iter().any(|s| s != "running" && s != "ok")
+    {
+        b.fail(&format!(
+            "the tool card should only ever be running or ok, ending ok; its states were {states:?}"
+        ))
+        .await;
+    }
+
+    // Opened, the card shows the call's arguments as pretty JSON.
+    if !b.exists(".tool-card .tool-detail").await {
+        b.click(".tool-card .tool-line").await;
+    }
+    b.wait_for(".tool-card .tool-detail .tool-args", secs(10))
+        .await;
+    let args_text = b.text_of(".tool-card .tool-args").await;
+    let args: Value = serde_json::from_str(&args_text).unwrap_or(Value::Null);
+    if args != json!({ "path": note }) || !args_text.contains(&note) {
+        b.fail(&format!(
+            "the opened card's arguments should be {{\"path\": {note:?}}}, got {args_text:?}"
+        ))
+        .await;
+    }
+    let name = b.text_of(".tool-card .tool-name").await;
+    if name.trim() != "read_file" {
+        b.fail(&format!(
+            "the opened card should name read_file, got {name:?}"
+        ))
+        .await;
+    }
+
+    eprintln!("streamed texts seen: {texts:?}; tool card states: {states:?}");
+    app.assert_no_console_errors().await;
+    app.close().await;
+}
+
+/// Runs the test body on its own thread and runtime with a big stack (deep
+/// futures overflow libtest's 2 MiB unoptimized), keeping the test's name
+/// for the failure artifacts; a panic comes back as `Err`.
+fn run<Fut: Future<Output = ()>>(
+    body: impl FnOnce() -> Fut + Send + 'static,
+) -> std::thread::Result<()> {
+    let name = std::thread::current().name().unwrap_or("e2e").to_string();
+    std::thread::Builder::new()
+        .name(name)
+        .stack_size(64 << 20)
+        .spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a tokio runtime")
+                .block_on(Box::pin(body()))
+        })
+        .expect("spawn the test thread")
+        .join()
+}
