@@ -3,6 +3,7 @@
 
 pub mod backoff;
 pub mod endpoint;
+pub mod heartbeat;
 pub mod socket;
 
 pub use backoff::Backoff;

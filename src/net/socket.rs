@@ -13,14 +13,18 @@ use wasm_bindgen::prelude::*;
 use web_sys::{BinaryType, CloseEvent, MessageEvent, WebSocket};
 
 use super::backoff::Backoff;
+use super::heartbeat::{Beat, Heartbeat};
 use crate::protocol::{
     ClientFrame, ErrorCode, Hello, Ping, ServerFrame, CLOSE_UNAUTHORIZED,
     CLOSE_UNSUPPORTED_PROTOCOL,
 };
 
-/// Ping period and how many unanswered pings mean the socket is dead (§2).
+/// Ping period (§2); the socket is dead after two unanswered pings.
 const PING_EVERY: Duration = Duration::from_secs(20);
-const MAX_MISSED_PONGS: u32 = 2;
+/// From opening the socket to `ready`: a gateway (or a path to it) that
+/// takes the connection but never answers must not leave the app
+/// "connecting" forever.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Status {
@@ -75,6 +79,7 @@ struct Live {
     ws: WebSocket,
     ready: Rc<Cell<bool>>,
     heartbeat: Option<IntervalHandle>,
+    handshake: Option<TimeoutHandle>,
     _on_open: Closure<dyn FnMut()>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_close: Closure<dyn FnMut(CloseEvent)>,
@@ -83,6 +88,9 @@ struct Live {
 impl Drop for Live {
     fn drop(&mut self) {
         if let Some(h) = self.heartbeat.take() {
+            h.clear();
+        }
+        if let Some(h) = self.handshake.take() {
             h.clear();
         }
         self.ws.set_onopen(None);
@@ -168,7 +176,7 @@ impl Inner {
         };
         ws.set_binary_type(BinaryType::Arraybuffer);
         let ready = Rc::new(Cell::new(false));
-        let missed_pongs = Rc::new(Cell::new(0u32));
+        let beats = Rc::new(RefCell::new(Heartbeat::default()));
         let weak = Rc::downgrade(this);
 
         let on_open = {
@@ -181,14 +189,14 @@ impl Inner {
         let on_message = {
             let weak = weak.clone();
             let ready = ready.clone();
-            let missed = missed_pongs.clone();
+            let beats = beats.clone();
             Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
                 // Binary frames are not part of the protocol: ignored.
                 let Some(text) = e.data().as_string() else {
                     return;
                 };
                 if let Some(inner) = weak.upgrade() {
-                    inner.on_text(&text, &ready, &missed);
+                    inner.on_text(&text, &ready, &beats);
                 }
             })
         };
@@ -206,25 +214,44 @@ impl Inner {
 
         let heartbeat = {
             let ready = ready.clone();
-            let missed = missed_pongs.clone();
             let ws = ws.clone();
+            let weak = weak.clone();
             set_interval_with_handle(
                 move || {
                     if !ready.get() {
                         return;
                     }
-                    if missed.get() >= MAX_MISSED_PONGS {
-                        // Dead socket: close it; on_close reconnects.
-                        let _ = ws.close();
-                        return;
+                    let beat = beats.borrow_mut().tick();
+                    match beat {
+                        Beat::Ping => {
+                            let ping = ClientFrame::Ping(Ping {
+                                t: serde_json::Value::from(js_sys::Date::now()),
+                            });
+                            let _ = ws.send_with_str(&ping.encode());
+                        }
+                        Beat::Dead => {
+                            if let Some(inner) = weak.upgrade() {
+                                Inner::abandon(&inner, &ready);
+                            }
+                        }
                     }
-                    missed.set(missed.get() + 1);
-                    let ping = ClientFrame::Ping(Ping {
-                        t: serde_json::Value::from(js_sys::Date::now()),
-                    });
-                    let _ = ws.send_with_str(&ping.encode());
                 },
                 PING_EVERY,
+            )
+            .ok()
+        };
+        let handshake = {
+            let ready = ready.clone();
+            set_timeout_with_handle(
+                move || {
+                    if ready.get() {
+                        return;
+                    }
+                    if let Some(inner) = weak.upgrade() {
+                        Inner::abandon(&inner, &ready);
+                    }
+                },
+                HANDSHAKE_TIMEOUT,
             )
             .ok()
         };
@@ -233,13 +260,14 @@ impl Inner {
             ws,
             ready,
             heartbeat,
+            handshake,
             _on_open: on_open,
             _on_message: on_message,
             _on_close: on_close,
         });
     }
 
-    fn on_text(&self, text: &str, ready: &Cell<bool>, missed: &Cell<u32>) {
+    fn on_text(&self, text: &str, ready: &Cell<bool>, beats: &RefCell<Heartbeat>) {
         let frame = match ServerFrame::decode(text) {
             Ok(f) => f,
             Err(e) => {
@@ -253,7 +281,7 @@ impl Inner {
                 self.backoff.borrow_mut().reset();
                 self.emit(Event::Status(Status::Connected));
             }
-            ServerFrame::Pong(_) => missed.set(0),
+            ServerFrame::Pong(_) => beats.borrow_mut().pong(),
             ServerFrame::Error(e) if e.code == ErrorCode::Unauthorized => {
                 self.halted.set(true);
                 self.emit(Event::Status(Status::Unauthorized(e.message.clone())));
@@ -265,6 +293,24 @@ impl Inner {
             _ => {}
         }
         self.emit(Event::Frame(frame));
+    }
+
+    /// Gives up the socket identified by its `ready` flag, if it is still
+    /// the current one, without waiting for a closing handshake: on a dead
+    /// path the browser would wait up to a minute for it.
+    fn abandon(this: &Rc<Inner>, ready: &Rc<Cell<bool>>) {
+        let current = this
+            .ws
+            .borrow()
+            .as_ref()
+            .is_some_and(|live| Rc::ptr_eq(&live.ready, ready));
+        if !current {
+            return;
+        }
+        // Dropping `Live` detaches the callbacks and closes the socket.
+        this.ws.borrow_mut().take();
+        this.emit(Event::Lost);
+        Inner::schedule_retry(this);
     }
 
     fn on_close(this: &Rc<Inner>, code: u16) {
@@ -281,6 +327,12 @@ impl Inner {
             }
             return;
         }
+        Inner::schedule_retry(this);
+    }
+
+    /// Waits the next backoff delay (shown as "reconnecting in N s"), then
+    /// connects again.
+    fn schedule_retry(this: &Rc<Inner>) {
         let delay = this
             .backoff
             .borrow_mut()

@@ -3,7 +3,9 @@
 //! can do is be ignored.
 
 use super::channel::{ChannelState, PageRequest};
-use super::row::{message_key, send_key, tool_key, Answer, Row, RowBody, ToolCall, ToolState};
+use super::row::{
+    message_key, send_key, tool_key, Answer, Row, RowBody, SendState, ToolCall, ToolState,
+};
 use super::timeline::Upsert;
 use super::turn::{Turn, WorkEvent};
 use super::{Change, Effect, Store, NEW_THREAD};
@@ -22,6 +24,7 @@ impl Store {
     pub fn apply(&mut self, frame: ServerFrame, now_ms: f64) -> Vec<Effect> {
         use ServerFrame as F;
         self.diagnostics.frames += 1;
+        self.diagnostics_moved = true;
         match frame {
             F::Ready(r) => {
                 self.server = r.server;
@@ -29,9 +32,9 @@ impl Store {
                 self.on_ready(r.channels)
             }
             F::ChannelList(l) => {
-                self.merge_channels(l.channels);
+                let effects = self.merge_channels(l.channels);
                 self.end_stale_turns();
-                Vec::new()
+                effects
             }
             F::Error(e) => self.on_error(e),
             F::ChannelCreated(c) => self.on_channel_created(c),
@@ -69,6 +72,7 @@ impl Store {
             F::Message(m) => {
                 let own = self.delivered(&m.channel_id, m.item.client_msg_id.as_deref());
                 let mut effects = own.clone();
+                let own_key = m.item.client_msg_id.as_deref().map(send_key);
                 let row = Row::from_message(m.item);
                 if matches!(row.body, RowBody::Assistant(_)) {
                     if let Some(t) = self.turn_mut(&m.channel_id) {
@@ -77,6 +81,11 @@ impl Store {
                     }
                 }
                 effects.extend(self.put_logged(&m.channel_id, row, own.is_empty()));
+                if let (false, Some(key)) = (own.is_empty(), own_key) {
+                    // The echo could not take its row's place (its seq is
+                    // shown by another row): the message is still delivered.
+                    self.mark_delivered(&m.channel_id, &key);
+                }
                 effects
             }
             F::Commentary(c) => {
@@ -114,8 +123,7 @@ impl Store {
                 t.stale = true;
             }
         }
-        self.merge_channels(channels);
-        let mut effects = Vec::new();
+        let mut effects = self.merge_channels(channels);
         // Answered after the gateway's re-sends of running turns: whatever
         // is still stale then has ended while this client was away.
         effects.push(Effect::Send(ClientFrame::ChannelList(Empty {})));
@@ -151,7 +159,7 @@ impl Store {
     }
 
     /// Replaces the thread list, keeping what is loaded of threads that stay.
-    fn merge_channels(&mut self, list: Vec<Channel>) {
+    fn merge_channels(&mut self, list: Vec<Channel>) -> Vec<Effect> {
         let ids: std::collections::HashSet<&str> =
             list.iter().map(|c| c.channel_id.as_str()).collect();
         let gone: Vec<String> = self
@@ -160,8 +168,9 @@ impl Store {
             .filter(|id| !ids.contains(id.as_str()))
             .cloned()
             .collect();
+        let mut effects = Vec::new();
         for id in gone {
-            self.remove_channel(&id);
+            effects.extend(self.remove_channel(&id));
         }
         for meta in list {
             match self.channels.get_mut(&meta.channel_id) {
@@ -178,6 +187,7 @@ impl Store {
             }
         }
         self.changes.push(Change::Channels);
+        effects
     }
 
     fn remove_channel(&mut self, id: &str) -> Vec<Effect> {
@@ -185,12 +195,37 @@ impl Store {
             return Vec::new();
         }
         self.changes.push(Change::Channels);
+        let mut effects = self.orphan_sends(id);
         if self.active.as_deref() == Some(id) {
             self.active = None;
             self.changes.push(Change::Active);
-            return vec![Effect::Navigate(None)];
+            effects.push(Effect::Navigate(None));
         }
-        Vec::new()
+        effects
+    }
+
+    /// Unsent messages of a thread that is gone move to the new thread
+    /// pane, failed, so they are neither lost silently nor resent forever
+    /// into a thread that does not exist; "Retry" sends them as a new thread.
+    fn orphan_sends(&mut self, channel: &str) -> Vec<Effect> {
+        let mut moved = Vec::new();
+        for e in &mut self.outbox {
+            if e.channel_id.as_deref() == Some(channel) {
+                e.channel_id = None;
+                e.channel_title = None;
+                e.failed =
+                    Some("Its thread no longer exists. Retry sends it as a new thread.".into());
+                moved.push(e.clone());
+            }
+        }
+        for entry in &moved {
+            self.show_pending(entry);
+        }
+        if moved.is_empty() {
+            Vec::new()
+        } else {
+            vec![Effect::PersistOutbox]
+        }
     }
 
     fn on_channel_created(&mut self, created: ChannelCreated) -> Vec<Effect> {
@@ -223,6 +258,7 @@ impl Store {
             return false;
         }
         self.outbox[i].channel_id = Some(to.to_string());
+        self.outbox[i].channel_title = self.channels.get(to).map(|c| c.meta.title.clone());
         let key = send_key(client_msg_id);
         let row = self.timeline_mut(&from).and_then(|t| t.remove(&key));
         if let (Some(row), Some(c)) = (row, self.channels.get_mut(to)) {
@@ -252,6 +288,23 @@ impl Store {
             effects.push(Effect::Navigate(Some(channel.to_string())));
         }
         effects
+    }
+
+    fn mark_delivered(&mut self, channel: &str, key: &str) {
+        let Some(c) = self.channels.get_mut(channel) else {
+            return;
+        };
+        if let Some(Row {
+            body: RowBody::User(u),
+            ..
+        }) = c.timeline.get_mut(key)
+        {
+            if u.send != SendState::Delivered {
+                u.send = SendState::Delivered;
+                self.changes
+                    .push(Change::Row(channel.to_string(), key.to_string()));
+            }
+        }
     }
 
     fn on_error(&mut self, e: ErrorFrame) -> Vec<Effect> {

@@ -50,6 +50,19 @@ impl ChannelState {
         }
     }
 
+    /// A thread known only from a kept send, until the gateway lists it.
+    pub fn placeholder(id: &str, title: String) -> ChannelState {
+        ChannelState::new(Channel {
+            channel_id: id.to_string(),
+            title,
+            created_at: 0,
+            updated_at: 0,
+            auto: false,
+            last_seq: 0,
+            preview: None,
+        })
+    }
+
     /// A thread this client just saw being created: nothing to load.
     pub fn new_empty(meta: Channel) -> ChannelState {
         let mut c = ChannelState::new(meta);

@@ -94,6 +94,9 @@ pub struct Store {
     online: bool,
     server: String,
     diagnostics: Diagnostics,
+    /// The frame counters moved since the view last looked (reported once
+    /// per batch of changes rather than once per frame).
+    diagnostics_moved: bool,
     changes: Vec<Change>,
 }
 
@@ -151,6 +154,9 @@ impl Store {
 
     /// What changed since the last call.
     pub fn take_changes(&mut self) -> Vec<Change> {
+        if std::mem::take(&mut self.diagnostics_moved) {
+            self.changes.push(Change::Diagnostics);
+        }
         std::mem::take(&mut self.changes)
     }
 
@@ -169,6 +175,11 @@ impl Store {
             text: text.to_string(),
             created_ms: now_ms,
             failed: None,
+            channel_title: self
+                .active
+                .as_deref()
+                .and_then(|id| self.channels.get(id))
+                .map(|c| c.meta.title.clone()),
         };
         self.show_pending(&entry);
         let mut effects = self.send_entry(&entry);
@@ -178,6 +189,9 @@ impl Store {
     }
 
     /// Puts back the sends that were pending when the page was closed.
+    /// Their threads are not known until the gateway lists them, so a
+    /// thread a send belongs to is shown at once as a placeholder (the
+    /// gateway's list replaces or removes it).
     pub fn restore_outbox(&mut self, entries: Vec<OutboxEntry>) {
         for entry in entries {
             if self
@@ -186,6 +200,14 @@ impl Store {
                 .any(|e| e.client_msg_id == entry.client_msg_id)
             {
                 continue;
+            }
+            if let Some(id) = &entry.channel_id {
+                if !self.channels.contains_key(id) {
+                    let title = entry.channel_title.clone().unwrap_or_default();
+                    self.channels
+                        .insert(id.clone(), ChannelState::placeholder(id, title));
+                    self.changes.push(Change::Channels);
+                }
             }
             self.show_pending(&entry);
             self.outbox.push(entry);

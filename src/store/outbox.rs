@@ -16,6 +16,10 @@ pub struct OutboxEntry {
     /// Why the gateway rejected it, if it did.
     #[serde(default)]
     pub failed: Option<String>,
+    /// The thread's title when it was sent: lets the app show the thread
+    /// and its pending bubble after a reload, before the gateway lists it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel_title: Option<String>,
 }
 
 impl OutboxEntry {

@@ -380,6 +380,7 @@ fn restored_outbox_shows_pending_bubbles_and_sends_on_ready() {
         text: "from before the reload".into(),
         created_ms: 1.0,
         failed: None,
+        channel_title: None,
     }]);
     assert_eq!(texts(&s, NEW_THREAD), vec!["user:from before the reload"]);
     let effects = s.apply(
@@ -465,4 +466,128 @@ fn previews_are_plain_first_lines() {
         s.channel("c1").unwrap().meta.preview.as_deref(),
         Some("Bold title")
     );
+}
+
+/// A send kept from before a reload, in a thread: shown (pending) at once,
+/// before the gateway lists its threads, and still after `ready`.
+#[test]
+fn restored_outbox_in_a_thread_shows_before_and_after_ready() {
+    let mut s = Store::new();
+    s.restore_outbox(vec![
+        OutboxEntry {
+            client_msg_id: "k8".into(),
+            channel_id: Some("c1".into()),
+            text: "typed offline".into(),
+            created_ms: 1.0,
+            failed: None,
+            channel_title: Some("Trip".into()),
+        },
+        OutboxEntry {
+            client_msg_id: "k9".into(),
+            channel_id: Some("c1".into()),
+            text: "refused before".into(),
+            created_ms: 2.0,
+            failed: Some("No.".into()),
+            channel_title: Some("Trip".into()),
+        },
+    ]);
+    s.open(Some("c1".into()));
+    assert_eq!(
+        texts(&s, "c1"),
+        vec!["user:typed offline", "user:refused before"],
+        "offline, right after the reload"
+    );
+    assert_eq!(s.channel("c1").unwrap().meta.title, "Trip");
+    let effects = s.apply(
+        frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel("c1", 4)]})),
+        0.0,
+    );
+    assert_eq!(
+        texts(&s, "c1"),
+        vec!["user:typed offline", "user:refused before"],
+        "after ready"
+    );
+    // Only the pending one is resent; the failed one waits for "Retry".
+    let sends: Vec<String> = sent(&effects)
+        .into_iter()
+        .filter_map(|f| match f {
+            ClientFrame::MessageSend(m) => Some(m.client_msg_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sends, vec!["k8".to_string()]);
+    // The thread is really loaded from the gateway, not taken as empty.
+    assert!(sent(&effects)
+        .iter()
+        .any(|f| matches!(f, ClientFrame::HistoryGet(h) if h.channel_id == "c1")));
+    let row = s.row("c1", &send_key("k9")).unwrap();
+    assert!(matches!(&row.body, RowBody::User(u) if matches!(u.send, SendState::Failed(_))));
+}
+
+/// A kept send whose thread is gone from the gateway is not lost silently:
+/// it is marked failed where the user can see it (the new thread pane).
+#[test]
+fn restored_outbox_of_a_deleted_thread_moves_to_the_new_thread_pane_as_failed() {
+    let mut s = Store::new();
+    s.restore_outbox(vec![OutboxEntry {
+        client_msg_id: "k10".into(),
+        channel_id: Some("gone".into()),
+        text: "orphan".into(),
+        created_ms: 1.0,
+        failed: None,
+        channel_title: None,
+    }]);
+    let effects = s.apply(
+        frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel("c1", 0)]})),
+        0.0,
+    );
+    assert!(s.channel("gone").is_none());
+    assert!(effects.contains(&Effect::PersistOutbox));
+    assert_eq!(s.outbox().len(), 1);
+    assert!(s.outbox()[0].failed.is_some());
+    assert_eq!(texts(&s, NEW_THREAD), vec!["user:orphan"]);
+    assert!(!sent(&effects)
+        .iter()
+        .any(|f| matches!(f, ClientFrame::MessageSend(_))));
+}
+
+/// The echo of a send whose `seq` is already shown by another row (a
+/// gateway that reuses seqs): the bubble must not stay "sending" forever
+/// once the outbox has let go of it.
+#[test]
+fn an_echo_with_a_taken_seq_still_delivers_the_bubble() {
+    let mut s = ready_store();
+    s.apply(
+        frame(message("c1", 1, "assistant", "already here", None)),
+        0.0,
+    );
+    s.send("mine", "k1".into(), 1.0);
+    s.apply(frame(message("c1", 1, "user", "mine", Some("k1"))), 0.0);
+    assert!(s.outbox().is_empty());
+    let row = s
+        .row("c1", &send_key("k1"))
+        .expect("the bubble stays shown");
+    assert!(
+        matches!(&row.body, RowBody::User(u) if u.send == SendState::Delivered),
+        "{row:?}"
+    );
+    assert_eq!(texts(&s, "c1"), vec!["assistant:already here", "user:mine"]);
+}
+
+/// "Frames received" in the diagnostics view follows every frame, not only
+/// dropped ones; reported once per batch, not once per frame.
+#[test]
+fn every_applied_frame_reports_the_diagnostics_once_per_batch() {
+    let mut s = ready_store();
+    for _ in 0..3 {
+        s.apply(frame(json!({"type":"pong","t":1})), 0.0);
+    }
+    let changes = s.take_changes();
+    let reported = changes
+        .iter()
+        .filter(|c| **c == Change::Diagnostics)
+        .count();
+    assert_eq!(reported, 1, "{changes:?}");
+    assert_eq!(s.diagnostics().frames, 5);
+    assert!(!s.take_changes().contains(&Change::Diagnostics));
 }

@@ -1,35 +1,47 @@
 //! Renders (streaming) markdown into the DOM incrementally: completed blocks
 //! are appended once, only the unfinished tail is replaced per update. Only
 //! the sanitizer's output ever reaches `innerHTML`.
+//!
+//! `?render=naive` in the page URL switches every bubble to the naive way
+//! (re-render the whole text into `innerHTML` on each update): the
+//! benchmark's baseline (`scripts/bench`), measured against the same build.
 
 use leptos::html::Div;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::render::IncrementalMarkdown;
+use super::browser;
+use crate::render::{self, IncrementalMarkdown};
+
+/// Completed blocks are grouped this many to a chunk. A chunk is a
+/// layout-contained box (`content-visibility: auto` in chat.css): appending
+/// a block lays out one chunk and the list of chunks instead of every block
+/// of a long answer, and chunks off screen are not laid out or painted.
+const BLOCKS_PER_CHUNK: usize = 16;
 
 #[component]
 pub fn MarkdownView(#[prop(into)] text: Signal<String>) -> impl IntoView {
     let stable = NodeRef::<Div>::new();
     let tail = NodeRef::<Div>::new();
     let renderer = StoredValue::new(IncrementalMarkdown::new());
+    let naive = naive_rendering();
 
     Effect::new(move |_| {
         let (Some(stable), Some(tail)) = (stable.get(), tail.get()) else {
             return;
         };
+        if naive {
+            text.with(|t| tail.set_inner_html(&render::to_html(t)));
+            return;
+        }
         let delta = text.with(|t| renderer.try_update_value(|r| r.update(t)));
         let Some(delta) = delta else { return };
+        let shown = renderer.with_value(|r| r.stable_blocks().len()) - delta.stable_appended.len();
         if let Some(keep) = delta.stable_truncated_to {
-            while stable.child_element_count() as usize > keep {
-                if let Some(last) = stable.last_element_child() {
-                    last.remove();
-                }
-            }
+            truncate_blocks(&stable, keep);
         }
-        for html in &delta.stable_appended {
-            let block = format!("<div class=\"md-block\">{html}</div>");
-            let _ = stable.insert_adjacent_html("beforeend", &block);
+        if append_blocks(&stable, shown, &delta.stable_appended) {
+            seal_chunks_later(stable.clone().into());
         }
         tail.set_inner_html(&delta.tail_html);
     });
@@ -40,6 +52,78 @@ pub fn MarkdownView(#[prop(into)] text: Signal<String>) -> impl IntoView {
             <div class="md-tail" node_ref=tail></div>
         </div>
     }
+}
+
+/// Keeps the first `keep` blocks of the chunked stable list.
+fn truncate_blocks(stable: &web_sys::HtmlElement, keep: usize) {
+    let chunks = keep.div_ceil(BLOCKS_PER_CHUNK);
+    while stable.child_element_count() as usize > chunks {
+        if let Some(last) = stable.last_element_child() {
+            last.remove();
+        }
+    }
+    if let Some(last) = stable.last_element_child() {
+        let in_last = keep - (chunks - 1) * BLOCKS_PER_CHUNK;
+        while last.child_element_count() as usize > in_last {
+            if let Some(block) = last.last_element_child() {
+                block.remove();
+            }
+        }
+    }
+}
+
+/// Appends completed blocks after the `shown` ones: first filling the last
+/// chunk, then in new chunks; one HTML parse for each. Whether chunks were
+/// added.
+fn append_blocks(stable: &web_sys::HtmlElement, shown: usize, blocks: &[String]) -> bool {
+    let block = |html: &String| format!("<div class=\"md-block\">{html}</div>");
+    let room = (BLOCKS_PER_CHUNK - shown % BLOCKS_PER_CHUNK) % BLOCKS_PER_CHUNK;
+    let (fill, rest) = blocks.split_at(room.min(blocks.len()));
+    if !fill.is_empty() {
+        if let Some(last) = stable.last_element_child() {
+            let html: String = fill.iter().map(block).collect();
+            let _ = last.insert_adjacent_html("beforeend", &html);
+        }
+    }
+    if !rest.is_empty() {
+        let html: String = rest
+            .chunks(BLOCKS_PER_CHUNK)
+            .map(|chunk| {
+                let inner: String = chunk.iter().map(block).collect();
+                format!("<div class=\"md-chunk\">{inner}</div>")
+            })
+            .collect();
+        let _ = stable.insert_adjacent_html("beforeend", &html);
+    }
+    !rest.is_empty()
+}
+
+/// Chunks become `content-visibility: auto` (class `sealed`) one frame
+/// after their first layout, except the last one, which is still filling.
+/// Sealed before being laid out once, a chunk off screen would take a
+/// placeholder height and change size when scrolled to, moving the page.
+fn seal_chunks_later(stable: web_sys::HtmlElement) {
+    request_animation_frame(move || {
+        let Ok(open) = stable.query_selector_all(":scope > .md-chunk:not(.sealed)") else {
+            return;
+        };
+        for i in 0..open.length().saturating_sub(1) {
+            if let Some(chunk) = open
+                .item(i)
+                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+            {
+                chunk.set_class_name("md-chunk sealed");
+            }
+        }
+    });
+}
+
+/// Whether the page was opened with `?render=naive` (read once per page).
+fn naive_rendering() -> bool {
+    thread_local! {
+        static NAIVE: bool = browser::query_param("render").as_deref() == Some("naive");
+    }
+    NAIVE.with(|naive| *naive)
 }
 
 /// Remote images are placeholders until clicked: an image URL can carry

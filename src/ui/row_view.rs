@@ -1,10 +1,12 @@
 //! One row of the timeline, drawn by kind; hidden where the display
 //! settings say so (streaming off or progress mode, tool detail "Nothing").
 
+use leptos::html::Div;
 use leptos::prelude::*;
 
 use super::bubble::{AnswerBubble, CommentaryBubble, UserBubble};
 use super::runtime::Runtime;
+use super::timeline::RowMounts;
 use super::tool_card::ToolCard;
 use crate::settings::{StreamingMode, ToolDetail};
 use crate::store::{Row, RowBody, RowKey};
@@ -30,6 +32,19 @@ pub fn RowView(row_key: RowKey) -> impl IntoView {
         RowBody::Tool(_) => Kind::Tool,
     });
     let visible = move || visible(rt, &row.read(), kind);
+    let seq = move || row.with(|r| r.seq.map(|s| s.to_string()));
+    // The timeline measures mounted rows and anchors scrolling to them.
+    let root = NodeRef::<Div>::new();
+    if let Some(mounts) = use_context::<RowMounts>() {
+        let key = row_key.clone();
+        Effect::new(move |_| {
+            if let Some(el) = root.get() {
+                mounts.mounted(&key, el.into());
+            }
+        });
+        let key = row_key.clone();
+        on_cleanup(move || mounts.unmounted(&key));
+    }
     let body = match kind {
         Kind::User => view! { <UserBubble row /> }.into_any(),
         Kind::Answer => view! { <AnswerBubble row /> }.into_any(),
@@ -37,7 +52,7 @@ pub fn RowView(row_key: RowKey) -> impl IntoView {
         Kind::Tool => view! { <ToolCard row /> }.into_any(),
     };
     view! {
-        <div class="row" data-key=row_key.clone() class:hidden=move || !visible()>
+        <div class="row" node_ref=root data-key=row_key.clone() data-seq=seq class:hidden=move || !visible()>
             <WorkExpander row_key=row_key.clone() />
             {body}
         </div>

@@ -123,10 +123,12 @@ fn ThreadItem(
     let on_pointerdown = {
         let open_menu = open_menu.clone();
         move |ev: PointerEvent| {
+            let state = press.get_value();
             if ev.pointer_type() == "mouse" {
+                // A mouse click is never the tail of a long-press.
+                state.fired.set(false);
                 return;
             }
-            let state = press.get_value();
             state
                 .start
                 .set(Some((f64::from(ev.client_x()), f64::from(ev.client_y()))));
@@ -170,10 +172,24 @@ fn ThreadItem(
             ev.prevent_default();
         }
     };
+    // Lifting the finger after a long-press must not count as a tap: no
+    // emulated mousedown (which would move the focus out of the menu to
+    // this link) and no click.
+    let on_touchend = move |ev: leptos::ev::TouchEvent| {
+        if press.get_value().fired.get() {
+            ev.prevent_default();
+        }
+    };
 
+    // Enter and leaving the field commit; Escape cancels. Closing the field
+    // (after either) blurs it: that blur must not commit again, nor commit
+    // what Escape discarded.
     let commit_rename = {
         let id = id.clone();
         move |value: String| {
+            if renaming.get_untracked().as_deref() != Some(id.as_str()) {
+                return;
+            }
             let id = id.clone();
             renaming.set(None);
             rt.act(|s| s.rename(&id, &value));
@@ -213,6 +229,7 @@ fn ThreadItem(
                         on:pointermove=on_pointermove
                         on:pointerup=move |_| cancel_press()
                         on:pointercancel=move |_| cancel_press()
+                        on:touchend=on_touchend
                         on:click=on_click>
                         <span class="thread-title">
                             <Show when=move || pinned.get()><span class="pin" aria-label="Pinned">"📌"</span></Show>

@@ -1,9 +1,12 @@
-//! The scrolling list of rows of the open thread. Follows new output only
-//! while the reader is at the bottom; otherwise offers a "new messages"
-//! pill. Scrolling near the top loads older pages.
+//! The scrolling list of rows of the open thread. Only the rows near the
+//! screen are mounted (see [`virtual_list`]), so a thread of any length
+//! costs what fits on screen. Follows new output only while the reader is
+//! at the bottom; otherwise offers a "new messages" pill. Scrolling near the
+//! top loads older pages without moving what the reader sees.
 
-use std::cell::Cell;
-use std::rc::Rc;
+mod heights;
+mod virtual_list;
+mod window;
 
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -12,77 +15,136 @@ use wasm_bindgen::prelude::*;
 use super::progress_draft::ProgressDraft;
 use super::row_view::RowView;
 use super::runtime::Runtime;
+use crate::store::{RowBody, RowKey};
+use virtual_list::{After, Dom, VirtualList};
 
-/// How close to the bottom (px) still counts as "at the bottom".
-const BOTTOM_SLACK: i32 = 48;
-/// How close to the top (px) starts loading the previous page.
-const TOP_PRELOAD: i32 = 600;
+/// Lets each mounted row hand its element to the timeline, which measures
+/// it and anchors the scroll position to it.
+#[derive(Clone, Copy)]
+pub struct RowMounts(StoredValue<VirtualList, LocalStorage>);
+
+impl RowMounts {
+    pub fn mounted(&self, key: &RowKey, el: web_sys::Element) {
+        self.0.try_update_value(|l| l.mounted(key, el));
+    }
+
+    pub fn unmounted(&self, key: &RowKey) {
+        self.0.try_update_value(|l| l.unmounted(key));
+    }
+}
 
 #[component]
 pub fn Timeline() -> impl IntoView {
     let rt = expect_context::<Runtime>();
+    let order = rt.view.order;
+    let list = StoredValue::new_local(VirtualList::new());
+    provide_context(RowMounts(list));
+    let window_keys = list.with_value(|l| l.window_keys);
+    let unseen = RwSignal::new(false);
+    let announcement = RwSignal::new(String::new());
+    let refresh_queued = StoredValue::new_local(false);
+
     let scroller = NodeRef::<Div>::new();
     let content = NodeRef::<Div>::new();
-    let at_bottom = StoredValue::new_local(Rc::new(Cell::new(true)));
-    let unseen = RwSignal::new(false);
+    let rows = NodeRef::<Div>::new();
+    let top_spacer = NodeRef::<Div>::new();
+    let bottom_spacer = NodeRef::<Div>::new();
 
-    let scroll_to_bottom = move || {
-        if let Some(el) = scroller.get_untracked() {
-            el.set_scroll_top(el.scroll_height());
+    // What every event handler does with the list's answer.
+    let follow_up = move |after: After| {
+        if after.appended {
+            announce_new_rows(rt, announcement);
         }
-        unseen.set(false);
-    };
-
-    let on_scroll = move |_| {
-        let Some(el) = scroller.get_untracked() else {
-            return;
-        };
-        let bottom = el.scroll_height() - el.scroll_top() - el.client_height() <= BOTTOM_SLACK;
-        at_bottom.get_value().set(bottom);
-        if bottom {
-            unseen.set(false);
+        let following = list.with_value(|l| l.following);
+        let show_pill = !following && (after.appended || unseen.get_untracked());
+        if unseen.get_untracked() != show_pill {
+            unseen.set(show_pill);
         }
-        if el.scroll_top() < TOP_PRELOAD {
+        if after.near_top {
             if let Some(id) = rt.view.active.get_untracked() {
                 rt.act(|s| s.load_older(&id));
             }
         }
+        if after.refresh && !refresh_queued.get_value() {
+            refresh_queued.set_value(true);
+            request_animation_frame(move || {
+                refresh_queued.set_value(false);
+                order.with_untracked(|o| list.try_update_value(|l| l.refresh(o)));
+            });
+        }
     };
 
-    // Content grows (streaming, new rows, images): stay pinned to the
-    // bottom if the reader was there, else tell them something arrived.
+    // Hooks the list up to its elements and a ResizeObserver, once.
     Effect::new(move |_| {
-        let Some(inner) = content.get() else { return };
-        let follow = at_bottom.get_value();
-        let callback = Closure::<dyn FnMut()>::new(move || {
-            if follow.get() {
-                if let Some(el) = scroller.get_untracked() {
-                    el.set_scroll_top(el.scroll_height());
-                }
-            } else {
-                unseen.set(true);
+        let (Some(s), Some(c), Some(r), Some(t), Some(b)) = (
+            scroller.get(),
+            content.get(),
+            rows.get(),
+            top_spacer.get(),
+            bottom_spacer.get(),
+        ) else {
+            return;
+        };
+        let on_resize = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            if let Some(after) = list.try_update_value(|l| l.on_resize(&entries)) {
+                follow_up(after);
             }
         });
-        if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
-            observer.observe(&inner);
+        let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) else {
+            return;
+        };
+        // The timeline lives as long as the page: so do these.
+        on_resize.forget();
+        // Scroller: screen size; content: markers and the draft appearing.
+        observer.observe(&s);
+        observer.observe(&c);
+        list.update_value(|l| {
+            l.attach(Dom {
+                scroller: s.into(),
+                top_spacer: t.into(),
+                bottom_spacer: b.into(),
+                rows: r.into(),
+                observer,
+            })
+        });
+        let after = order.with_untracked(|o| {
+            list.try_update_value(|l| l.on_order(&rt.view.take_order_edits(), o))
+        });
+        if let Some(after) = after {
+            follow_up(after);
         }
-        // The timeline lives as long as the page: observer and callback too.
-        callback.forget();
     });
 
-    // A newly opened thread starts at its newest message.
+    // Rows came, went or moved.
     Effect::new(move |_| {
-        rt.view.active.track();
-        at_bottom.get_value().set(true);
-        request_animation_frame(scroll_to_bottom);
+        order.track();
+        let edits = rt.view.take_order_edits();
+        if edits.is_empty() {
+            return;
+        }
+        let after = order.with_untracked(|o| list.try_update_value(|l| l.on_order(&edits, o)));
+        if let Some(after) = after {
+            follow_up(after);
+        }
     });
+
+    let on_scroll = move |_| {
+        let after = order.with_untracked(|o| list.try_update_value(|l| l.on_scroll(o)));
+        if let Some(after) = after {
+            follow_up(after);
+        }
+    };
+    let jump_to_end = move |_| {
+        order.with_untracked(|o| list.try_update_value(|l| l.follow(o)));
+        unseen.set(false);
+    };
 
     let beginning = move || {
         let p = rt.view.paging.get();
         p.loaded && !p.has_older
     };
     let loading = move || rt.view.paging.get().loading;
-    let empty = move || rt.view.order.with(|o| o.is_empty());
+    let empty = move || order.with(|o| o.is_empty());
 
     view! {
         <div class="timeline" data-testid="timeline" node_ref=scroller on:scroll=on_scroll>
@@ -99,22 +161,41 @@ pub fn Timeline() -> impl IntoView {
                         <p>"Your first message starts a new thread, named by the agent."</p>
                     </div>
                 </Show>
-                <div class="rows" aria-live="polite" aria-relevant="additions">
-                    <For each=move || rt.view.order.get() key=|k| k.clone() let:key>
+                <div class="rows" node_ref=rows>
+                    <div class="rows-spacer" node_ref=top_spacer></div>
+                    <For each=move || window_keys.get() key=|k| k.clone() let:key>
                         <RowView row_key=key />
                     </For>
+                    <div class="rows-spacer" node_ref=bottom_spacer></div>
                 </div>
                 <ProgressDraft />
                 <TypingIndicator />
+                <div class="visually-hidden" aria-live="polite">{move || announcement.get()}</div>
             </div>
             <Show when=move || unseen.get()>
                 <button type="button" class="new-messages-pill" data-testid="new-messages"
-                    on:click=move |_| {
-                        at_bottom.get_value().set(true);
-                        scroll_to_bottom();
-                    }>"New messages ↓"</button>
+                    on:click=jump_to_end>"New messages ↓"</button>
             </Show>
         </div>
+    }
+}
+
+/// Tells screen readers about a new message: the list itself is not a live
+/// region, since rows also mount while the reader scrolls.
+fn announce_new_rows(rt: Runtime, announcement: RwSignal<String>) {
+    let last = rt
+        .view
+        .order
+        .with_untracked(|o| o.last().and_then(|k| rt.view.row(k)));
+    let text = last.and_then(|row| {
+        row.with_untracked(|r| match r.body {
+            RowBody::User(_) => Some("Message sent."),
+            RowBody::Assistant(_) => Some("New answer from the agent."),
+            RowBody::Commentary(_) | RowBody::Tool(_) => None,
+        })
+    });
+    if let Some(text) = text {
+        announcement.set(text.to_string());
     }
 }
 

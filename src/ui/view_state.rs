@@ -225,7 +225,9 @@ impl ViewState {
         } else {
             let mut gone = Vec::new();
             self.order.update(|o| {
-                gone = o.splice(at..at + removed, inserted.iter().cloned()).collect();
+                gone = o
+                    .splice(at..at + removed, inserted.iter().cloned())
+                    .collect();
             });
             gone
         };
@@ -365,7 +367,11 @@ impl ViewState {
     /// Frees the signals retired by the previous sync: the components that
     /// read them were unmounted since.
     fn dispose_retired(&self) {
-        for sig in self.retired.try_update_value(std::mem::take).unwrap_or_default() {
+        for sig in self
+            .retired
+            .try_update_value(std::mem::take)
+            .unwrap_or_default()
+        {
             sig.dispose();
         }
     }

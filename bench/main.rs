@@ -1,0 +1,181 @@
+//! The performance benchmark of aria-web: the release build of the client,
+//! served by the reference gateway, driven in headless Chromium, measured
+//! from inside the page (see `bench/probe.js`). Run it with `./scripts/bench`
+//! (which builds everything first); `bench/README.md` explains the numbers.
+//!
+//! ```text
+//! bench [--smoke] [--only load,decode,stream,flood,thread] [--out FILE]
+//! ```
+//!
+//! `--smoke` runs tiny sizes and only fails on broken checks (the test
+//! command runs it so the harness cannot rot); a full run writes
+//! `bench/results.md`. The exit status is non-zero when a check fails, never
+//! for a missed target (those are reported).
+
+// The browser-test harness, shared with tests/e2e (this uses part of it).
+#[allow(unused_imports)]
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+mod measure;
+mod page;
+mod report;
+mod scenarios;
+
+use std::path::PathBuf;
+
+use page::Page;
+use report::{Report, RunInfo};
+use scenarios::{Sizes, Urls};
+use support::paths;
+use support::{Browser, Gateway, GatewayOpts};
+
+const ALL: &[&str] = &["load", "decode", "stream", "flood", "thread"];
+
+struct Options {
+    smoke: bool,
+    only: Vec<String>,
+    out: PathBuf,
+}
+
+fn options() -> Options {
+    let mut smoke = false;
+    let mut only: Vec<String> = ALL.iter().map(|s| s.to_string()).collect();
+    let mut out = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--smoke" => smoke = true,
+            "--only" => {
+                only = args
+                    .next()
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(|s| s.trim().to_string())
+                    .collect();
+                if let Some(bad) = only.iter().find(|s| !ALL.contains(&s.as_str())) {
+                    usage(&format!("unknown scenario {bad:?}"));
+                }
+            }
+            "--out" => out = args.next().map(PathBuf::from),
+            // `cargo test --bench` passes libtest flags through.
+            "--bench" | "--nocapture" => {}
+            other => usage(&format!("unknown argument {other:?}")),
+        }
+    }
+    let out = out.unwrap_or_else(|| {
+        if smoke {
+            paths::target_dir().join("bench-smoke.md")
+        } else {
+            paths::repo_root().join("bench").join("results.md")
+        }
+    });
+    Options { smoke, only, out }
+}
+
+fn usage(problem: &str) -> ! {
+    eprintln!(
+        "bench: {problem}\nusage: scripts/bench [--smoke] [--only {}] [--out FILE]",
+        ALL.join(",")
+    );
+    std::process::exit(2);
+}
+
+#[tokio::main]
+async fn main() {
+    let opts = options();
+    let sizes = if opts.smoke {
+        Sizes::SMOKE
+    } else {
+        Sizes::FULL
+    };
+    let wants = |name: &str| opts.only.iter().any(|s| s == name);
+    let root = paths::repo_root();
+    let dist = paths::dist_dir();
+    // Chromium with a full GC on demand and exact heap numbers.
+    if std::env::var_os("ARIA_CHROMIUM").is_none() {
+        std::env::set_var("ARIA_CHROMIUM", root.join("bench").join("chromium"));
+    }
+
+    let served = page::instrumented_dist(&dist, &root.join("bench").join("probe.js"));
+    let mut extra_args = Vec::new();
+    if wants("thread") {
+        extra_args = vec!["--seed-channel".to_string(), sizes.seed_items.to_string()];
+    }
+    eprintln!(
+        "bench: starting the gateway (seeding {} items)…",
+        if wants("thread") { sizes.seed_items } else { 0 }
+    );
+    let gateway = Gateway::start(GatewayOpts {
+        demo_delay_ms: 5,
+        static_dir: Some(served.path().to_path_buf()),
+        extra_args,
+        ..GatewayOpts::default()
+    });
+    let browser = Browser::start().await;
+    browser.attach_log("gateway output", gateway.output_handle());
+    let page = Page { b: &browser };
+    let urls = Urls {
+        app: gateway.app_url(),
+    };
+    browser.goto(&urls.app).await;
+    let agent = browser
+        .js("return navigator.userAgent;", vec![])
+        .await
+        .as_str()
+        .unwrap_or("unknown")
+        .to_string();
+    let command = std::env::var("ARIA_BENCH_COMMAND").unwrap_or_else(|_| {
+        format!(
+            "cargo test --bench bench -- {}",
+            std::env::args().skip(1).collect::<Vec<_>>().join(" ")
+        )
+    });
+    let mut run = RunInfo::gather(command, agent);
+
+    let mut report = Report::default();
+    for name in ALL.iter().filter(|n| wants(n)) {
+        eprintln!("bench: {name}…");
+        match *name {
+            "load" => scenarios::load::run(&page, &urls, &dist, sizes, &mut report).await,
+            "decode" => scenarios::decode::run(&page, &urls, sizes, &mut report).await,
+            "stream" => scenarios::stream::run(&page, &urls, sizes, &mut report).await,
+            "flood" => scenarios::flood::run(&page, &urls, sizes, &mut report).await,
+            "thread" => scenarios::thread::run(&page, &urls, sizes, &mut report).await,
+            _ => unreachable!("scenario names are checked in options()"),
+        }
+    }
+    let errors = browser.console_errors().await;
+    report.check(
+        "All",
+        format!(
+            "no errors in the browser console{}",
+            errors
+                .first()
+                .map(|e| format!(" (first: {e})"))
+                .unwrap_or_default()
+        ),
+        errors.is_empty(),
+    );
+    run.load_after = report::load_average();
+    browser.close().await;
+    drop(gateway);
+
+    println!("\n{}", report.table());
+    let markdown = report.markdown(&run);
+    if let Err(e) = std::fs::write(&opts.out, markdown) {
+        eprintln!("bench: cannot write {}: {e}", opts.out.display());
+        std::process::exit(1);
+    }
+    println!("bench: wrote {}", opts.out.display());
+    for m in report.missed_targets() {
+        println!("bench: target missed: {} / {}", m.scenario, m.name);
+    }
+    let failed = report.failed_checks();
+    for c in &failed {
+        eprintln!("bench: CHECK FAILED: {}: {}", c.scenario, c.what);
+    }
+    if !failed.is_empty() {
+        std::process::exit(1);
+    }
+}

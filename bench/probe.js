@@ -1,0 +1,284 @@
+// The benchmark's in-page probe. `scripts/bench` serves a copy of the
+// release build whose index.html loads this file before the app, so it sees
+// everything from the first byte: the app's WebSocket handler, every
+// animation frame, long tasks and the wasm memory. Nothing here ships.
+//
+// What it records (all times are performance.now() milliseconds):
+//   socket:  [start, duration, frame type, bytes] per WebSocket message the
+//            app handled (decode + store apply + scheduling, in wasm)
+//   frames:  [rAF timestamp, work start, work end] per animation frame; work
+//            runs from the first scroll event or rAF callback of the frame to
+//            a task posted from rAF, which runs once style, layout and paint
+//            of that frame are done
+//   longTasks, loafs: PerformanceObserver entries (tasks and animation
+//            frames over 50 ms, the latter with script attribution)
+//   marks:   first times of composer-ready, connected, history received and
+//            history rows painted
+"use strict";
+(() => {
+  const now = () => performance.now();
+  const LIMIT = 400000;
+  const probe = {
+    socket: [],
+    frames: [],
+    longTasks: [],
+    loafs: [],
+    marks: {},
+    handler: null,
+    ws: null,
+    memory: null,
+    scroll: null,
+    sweep: null,
+  };
+  window.__bench = probe;
+
+  const push = (list, item) => {
+    if (list.length < LIMIT) list.push(item);
+  };
+
+  // ----- the app's WebSocket handler, timed -----
+  const typeOf = (data) => {
+    if (typeof data !== "string") return "binary";
+    const m = /"type"\s*:\s*"([^"]+)"/.exec(data.slice(0, 80));
+    return m ? m[1] : "?";
+  };
+  const onmessage = Object.getOwnPropertyDescriptor(WebSocket.prototype, "onmessage");
+  Object.defineProperty(WebSocket.prototype, "onmessage", {
+    configurable: true,
+    enumerable: onmessage.enumerable,
+    get() {
+      return onmessage.get.call(this);
+    },
+    set(fn) {
+      if (typeof fn !== "function") return onmessage.set.call(this, fn);
+      probe.handler = fn;
+      probe.ws = this;
+      onmessage.set.call(this, function (ev) {
+        const t0 = now();
+        try {
+          return fn.call(this, ev);
+        } finally {
+          const type = typeOf(ev.data);
+          push(probe.socket, [t0, now() - t0, type, ev.data.length || 0]);
+          if (type === "history" && probe.marks.history === undefined) probe.marks.history = t0;
+        }
+      });
+    },
+  });
+
+  // ----- the wasm instance's memory (linear memory is not in the JS heap) -----
+  for (const name of ["instantiateStreaming", "instantiate"]) {
+    const original = WebAssembly[name];
+    WebAssembly[name] = async function (...args) {
+      const result = await original.apply(this, args);
+      const instance = result.instance || result;
+      if (instance.exports && instance.exports.memory) probe.memory = instance.exports.memory;
+      return result;
+    };
+  }
+
+  // ----- frames -----
+  const afterRender = new MessageChannel();
+  let pending = null;
+  let scrollEventAt = null;
+  document.addEventListener("scroll", () => {
+    if (scrollEventAt === null) scrollEventAt = now();
+  }, { capture: true, passive: true });
+  afterRender.port1.onmessage = () => {
+    if (!pending) return;
+    const end = now();
+    push(probe.frames, [pending.ts, pending.start, end]);
+    pending = null;
+    if (probe.marks.history !== undefined && probe.marks.historyRows === undefined &&
+        document.querySelector("[data-testid=timeline] .row")) {
+      probe.marks.historyRows = end;
+    }
+    if (probe.scroll && !probe.scroll.done) scrollStep(probe.scroll);
+    if (probe.sweep && !probe.sweep.done) sweepStep(probe.sweep);
+  };
+  const tick = (ts) => {
+    requestAnimationFrame(tick);
+    const start = scrollEventAt === null ? now() : scrollEventAt;
+    scrollEventAt = null;
+    pending = { ts, start };
+    afterRender.port2.postMessage(0);
+  };
+  requestAnimationFrame(tick);
+
+  // ----- long tasks and long animation frames -----
+  const observe = (type, fn) => {
+    try {
+      new PerformanceObserver((list) => list.getEntries().forEach(fn)).observe({ type, buffered: true });
+    } catch (_) {
+      // Not supported by this browser: the list stays empty.
+    }
+  };
+  observe("longtask", (e) => push(probe.longTasks, [e.startTime, e.duration]));
+  observe("long-animation-frame", (e) => push(probe.loafs, {
+    start: e.startTime,
+    duration: e.duration,
+    blocking: e.blockingDuration,
+    render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0,
+    styleLayout: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
+    scripts: (e.scripts || []).map((s) => ({
+      invoker: s.invoker,
+      duration: s.duration,
+      forcedLayout: s.forcedStyleAndLayoutDuration,
+    })),
+  }));
+
+  // ----- first times: composer usable, connected -----
+  const boot = new MutationObserver(() => {
+    if (probe.marks.composer === undefined &&
+        document.querySelector("form[data-testid=composer] textarea")) {
+      probe.marks.composer = now();
+    }
+    if (probe.marks.connected === undefined &&
+        document.querySelector("[data-testid=conn-status][data-state=connected]")) {
+      probe.marks.connected = now();
+    }
+    if (probe.marks.composer !== undefined && probe.marks.connected !== undefined) boot.disconnect();
+  });
+  boot.observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-state"] });
+
+  // ----- API for the driver -----
+
+  // Everything recorded since `since` (ms), and the memory now.
+  probe.collect = (since) => {
+    const after = (list) => list.filter((x) => (Array.isArray(x) ? x[0] : x.start) >= since);
+    return {
+      now: now(),
+      socket: after(probe.socket),
+      frames: probe.frames.filter((f) => f[1] >= since),
+      longTasks: after(probe.longTasks),
+      loafs: after(probe.loafs),
+      memory: probe.memoryNow(),
+    };
+  };
+
+  // JS heap (after a full GC when the browser allows one) and wasm memory.
+  probe.memoryNow = () => {
+    if (typeof window.gc === "function") window.gc();
+    const m = performance.memory;
+    return {
+      jsHeapUsed: m ? m.usedJSHeapSize : null,
+      jsHeapTotal: m ? m.totalJSHeapSize : null,
+      wasm: probe.memory ? probe.memory.buffer.byteLength : null,
+      domNodes: document.getElementsByTagName("*").length,
+    };
+  };
+
+  // Feeds `frames` (JSON texts) to the app's own socket handler `reps`
+  // times, in tasks of at most `batch` frames; resolves to the time spent
+  // inside the handler. Measures decode + apply without the network.
+  probe.replay = async (frames, reps, batch) => {
+    if (!probe.handler) throw new Error("the app has no WebSocket handler yet");
+    const events = frames.map((data) => new MessageEvent("message", { data }));
+    let busy = 0;
+    let count = 0;
+    for (let r = 0; r < reps; ) {
+      const t0 = now();
+      for (let i = 0; i < batch && r < reps; i++, r++) {
+        for (const ev of events) probe.handler.call(probe.ws, ev);
+        count += events.length;
+      }
+      busy += now() - t0;
+      // Let the app render between batches, as it would between messages.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    return { frames: count, ms: busy };
+  };
+
+  // Scrolls the timeline up by `px` per frame until the topmost visible row
+  // is `items` seqs above `newestSeq` (or `timeoutMs` passes). Each frame,
+  // checks that the row that was at the top moved by exactly the scrolled
+  // distance (reading-position drift), and counts mounted rows.
+  probe.startScroll = (opts) => {
+    probe.scroll = {
+      px: opts.px,
+      items: opts.items,
+      newestSeq: opts.newestSeq,
+      deadline: now() + opts.timeoutMs,
+      started: now(),
+      ended: null,
+      done: false,
+      timedOut: false,
+      steps: 0,
+      maxRows: 0,
+      maxDrift: 0,
+      driftFrames: 0,
+      lostAnchor: 0,
+      topSeq: null,
+      anchor: null,
+    };
+  };
+
+  const scrollStep = (s) => {
+    const scroller = document.querySelector("[data-testid=timeline]");
+    if (!scroller) return;
+    const top = scroller.getBoundingClientRect().top;
+    const rows = scroller.querySelectorAll(".row");
+    s.maxRows = Math.max(s.maxRows, rows.length);
+    if (s.anchor) {
+      const el = scroller.querySelector(`.row[data-key="${CSS.escape(s.anchor.key)}"]`);
+      if (el) {
+        const drift = Math.abs(el.getBoundingClientRect().top - top - s.anchor.expected);
+        s.maxDrift = Math.max(s.maxDrift, drift);
+        if (drift > 1) s.driftFrames += 1;
+      } else {
+        s.lostAnchor += 1;
+      }
+    }
+    let first = null;
+    let firstTop = 0;
+    for (const row of rows) {
+      const box = row.getBoundingClientRect();
+      if (box.bottom > top + 1 && box.height > 0) {
+        first = row;
+        firstTop = box.top - top;
+        break;
+      }
+    }
+    if (!first) return;
+    const seq = Number(first.dataset.seq);
+    if (Number.isFinite(seq)) s.topSeq = s.topSeq === null ? seq : Math.min(s.topSeq, seq);
+    if ((s.topSeq !== null && s.newestSeq - s.topSeq >= s.items) || now() > s.deadline) {
+      s.done = true;
+      s.timedOut = now() > s.deadline;
+      s.ended = now();
+      return;
+    }
+    const before = scroller.scrollTop;
+    scroller.scrollTop = before - s.px;
+    const after = scroller.scrollTop;
+    s.steps += 1;
+    s.anchor = { key: first.dataset.key, expected: firstTop + (before - after) };
+  };
+
+  // Walks the open thread from the bottom to the top, a screen per frame,
+  // noting every tool card it sees by row key: with a virtualized list
+  // that is the only way to look at all of them.
+  probe.startSweep = () => {
+    const scroller = document.querySelector("[data-testid=timeline]");
+    scroller.scrollTop = scroller.scrollHeight;
+    probe.sweep = { cards: {}, rows: 0, done: false, stillAtTop: 0 };
+  };
+
+  const sweepStep = (s) => {
+    const scroller = document.querySelector("[data-testid=timeline]");
+    if (!scroller) return;
+    for (const row of scroller.querySelectorAll(".row")) {
+      const card = row.querySelector(".tool-card");
+      if (card) s.cards[row.dataset.key] = card.dataset.state;
+    }
+    s.rows = Math.max(s.rows, scroller.querySelectorAll(".row").length);
+    if (scroller.scrollTop <= 0) {
+      // Wait a few frames at the top for older pages before stopping.
+      s.stillAtTop += 1;
+      if (s.stillAtTop > 30) s.done = true;
+    } else {
+      s.stillAtTop = 0;
+    }
+    scroller.scrollTop -= scroller.clientHeight * 0.8;
+  };
+})();

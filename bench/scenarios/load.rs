@@ -1,0 +1,89 @@
+//! Load: what the browser downloads (raw and gzip), and the time from
+//! navigation to a composer that takes input, on localhost.
+
+use std::path::Path;
+
+use super::{Sizes, Urls};
+use crate::measure::median;
+use crate::page::Page;
+use crate::page::{download_sizes, COMPOSER};
+use crate::report::{Report, Target};
+use crate::support::secs;
+
+const SCENARIO: &str = "Load";
+
+pub async fn run(page: &Page<'_>, urls: &Urls, dist: &Path, sizes: Sizes, report: &mut Report) {
+    let files = download_sizes(dist);
+    let app: Vec<&(String, u64, u64)> = files
+        .iter()
+        .filter(|(name, _, _)| {
+            name.ends_with(".wasm") || (name.ends_with(".js") && name.starts_with("aria-web"))
+        })
+        .collect();
+    let raw: u64 = app.iter().map(|f| f.1).sum();
+    let gzip: u64 = app.iter().map(|f| f.2).sum();
+    report.metric(SCENARIO, "wasm + JS, raw", raw as f64 / 1000.0, "KB", None);
+    report.metric(
+        SCENARIO,
+        "wasm + JS, gzip -9",
+        gzip as f64 / 1000.0,
+        "KB",
+        Some(Target::AtMost(350.0)),
+    );
+    let all_gzip: u64 = files.iter().map(|f| f.2).sum();
+    report.note(
+        SCENARIO,
+        format!(
+            "KB = 1000 bytes. Files: {}; everything incl. HTML, CSS and boot.js: {:.1} KB gzip",
+            files
+                .iter()
+                .map(|(n, r, g)| format!("{n} {r} B raw / {g} B gzip"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            all_gzip as f64 / 1000.0
+        ),
+    );
+
+    let mut composer = Vec::new();
+    let mut connected = Vec::new();
+    for _ in 0..sizes.loads {
+        page.b.goto("about:blank").await;
+        page.b.goto(&urls.with("", "")).await;
+        page.b.wait_for(COMPOSER, secs(30)).await;
+        let marks = page
+            .b
+            .poll(
+                "the probe's composer and connected marks",
+                secs(30),
+                || async {
+                    let m = page.js("return window.__bench.marks;", vec![]).await;
+                    let c = m["composer"].as_f64()?;
+                    let n = m["connected"].as_f64()?;
+                    Some((c, n))
+                },
+            )
+            .await;
+        composer.push(marks.0);
+        connected.push(marks.1);
+    }
+    report.metric(
+        SCENARIO,
+        format!("navigation → composer ready, median of {}", sizes.loads),
+        median(&composer),
+        "ms",
+        None,
+    );
+    report.metric(
+        SCENARIO,
+        "navigation → connected to the gateway",
+        median(&connected),
+        "ms",
+        None,
+    );
+    report.note(
+        SCENARIO,
+        format!(
+            "each load: about:blank, then the app; composer ready = its textarea is in the DOM with handlers attached (ms since navigation start): {composer:.0?}; connected: {connected:.0?}"
+        ),
+    );
+}

@@ -1,0 +1,65 @@
+//! One module per scenario of the benchmark; each measures, then adds its
+//! metrics (with targets), checks and notes to the report.
+
+pub mod decode;
+pub mod flood;
+pub mod load;
+pub mod stream;
+pub mod thread;
+
+/// How big each scenario is: the real run, or the smoke run of the test
+/// command that only proves the harness works and the numbers are sane.
+#[derive(Debug, Clone, Copy)]
+pub struct Sizes {
+    /// `/demo stream KiB`.
+    pub stream_kib: u32,
+    /// `/demo flood N`.
+    pub flood_calls: u32,
+    /// Items logged in the seeded channel.
+    pub seed_items: u64,
+    /// How many items the huge-thread scenario scrolls up through.
+    pub scroll_items: u64,
+    /// Turns of typical frames replayed through decode + apply.
+    pub decode_turns: usize,
+    /// Page loads timed.
+    pub loads: usize,
+}
+
+impl Sizes {
+    pub const FULL: Sizes = Sizes {
+        stream_kib: 100,
+        flood_calls: 500,
+        seed_items: 100_000,
+        scroll_items: 5_000,
+        decode_turns: 10_000,
+        loads: 5,
+    };
+
+    pub const SMOKE: Sizes = Sizes {
+        stream_kib: 8,
+        flood_calls: 25,
+        seed_items: 400,
+        scroll_items: 150,
+        decode_turns: 200,
+        loads: 1,
+    };
+}
+
+/// Where the app is served.
+#[derive(Debug, Clone)]
+pub struct Urls {
+    /// `http://ADDR/`
+    pub app: String,
+}
+
+impl Urls {
+    /// The app with `query` (e.g. `render=naive`) and `hash` (e.g. `#/t/c1`).
+    pub fn with(&self, query: &str, hash: &str) -> String {
+        let q = if query.is_empty() {
+            String::new()
+        } else {
+            format!("?{query}")
+        };
+        format!("{}{q}{hash}", self.app)
+    }
+}

@@ -1,0 +1,167 @@
+//! Long stream: a markdown answer arriving as full `message.update`
+//! snapshots every 10 ms, rendered incrementally; then the same stream in
+//! the same build with `?render=naive` (whole bubble re-parsed and replaced
+//! on every update), for the ratio.
+
+use serde_json::Value;
+
+use super::{Sizes, Urls};
+use crate::measure::{max, median, percentile, Collected};
+use crate::page::Page;
+use crate::report::{Report, Target};
+use crate::support::secs;
+
+const SCENARIO: &str = "Long stream";
+const NAIVE: &str = "Naive baseline";
+
+/// What one streamed answer cost.
+struct StreamRun {
+    /// Main-thread ms per rendered update, with the snapshot's size.
+    costs: Vec<(f64, u64)>,
+    /// Every socket handler's ms for `message.update`.
+    handlers: Vec<f64>,
+    updates: usize,
+    busy_ms: f64,
+    long_tasks: usize,
+    longest_task: f64,
+    missed_frames: u64,
+    frames: usize,
+    worst: Option<String>,
+    /// `textContent` length of the finished answer.
+    text_len: usize,
+    streaming_left: bool,
+}
+
+impl StreamRun {
+    fn all(&self) -> Vec<f64> {
+        self.costs.iter().map(|c| c.0).collect()
+    }
+
+    /// Costs of the updates in the last quarter of the answer's size.
+    fn at_full_size(&self) -> Vec<f64> {
+        let biggest = self.costs.iter().map(|c| c.1).max().unwrap_or(0);
+        self.costs
+            .iter()
+            .filter(|c| c.1 * 4 >= biggest * 3)
+            .map(|c| c.0)
+            .collect()
+    }
+}
+
+pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report) {
+    let kib = sizes.stream_kib;
+    let fast = measure(page, &urls.with("", ""), kib).await;
+    let naive = measure(page, &urls.with("render=naive", ""), kib).await;
+
+    for (scenario, r) in [(SCENARIO, &fast), (NAIVE, &naive)] {
+        let target = |t| (scenario == SCENARIO).then_some(t);
+        report.metric(
+            scenario,
+            "main thread per rendered update, p50",
+            median(&r.all()),
+            "ms",
+            None,
+        );
+        report.metric(
+            scenario,
+            "main thread per rendered update, p95",
+            percentile(&r.all(), 95.0),
+            "ms",
+            target(Target::AtMost(8.0)),
+        );
+        report.metric(
+            scenario,
+            format!("… p95 at {}–{kib} KiB", kib * 3 / 4),
+            percentile(&r.at_full_size(), 95.0),
+            "ms",
+            target(Target::AtMost(8.0)),
+        );
+        report.metric(
+            scenario,
+            "long tasks over 50 ms",
+            r.long_tasks as f64,
+            "",
+            target(Target::AtMost(0.0)),
+        );
+        report.metric(scenario, "frames missed", r.missed_frames as f64, "", None);
+        report.metric(scenario, "main thread, whole stream", r.busy_ms, "ms", None);
+        report.check(
+            scenario,
+            format!(
+                "the finished answer is in the page ({} characters of text) and no longer streaming",
+                r.text_len
+            ),
+            r.text_len as u64 * 10 >= u64::from(kib) * 1024 * 7 && !r.streaming_left,
+        );
+        report.check(
+            scenario,
+            format!(
+                "updates were rendered ({} rendered for {} snapshots received)",
+                r.costs.len(),
+                r.updates
+            ),
+            !r.costs.is_empty() && r.costs.len() <= r.updates,
+        );
+        report.note(
+            scenario,
+            format!(
+                "{} snapshots in {} frames, {} rendered; socket handling (decode + apply) per snapshot p50 {:.2} ms, max {:.2} ms; longest task {:.0} ms{}",
+                r.updates,
+                r.frames,
+                r.costs.len(),
+                median(&r.handlers),
+                max(&r.handlers),
+                r.longest_task,
+                r.worst
+                    .as_ref()
+                    .map(|w| format!("; {w}"))
+                    .unwrap_or_default()
+            ),
+        );
+    }
+    report.metric(
+        NAIVE,
+        "main thread naive ÷ incremental",
+        naive.busy_ms / fast.busy_ms,
+        "×",
+        Some(Target::AtLeast(5.0)),
+    );
+}
+
+async fn measure(page: &Page<'_>, url: &str, kib: u32) -> StreamRun {
+    page.open(url).await;
+    let t0 = page.now().await;
+    page.send(&format!("/demo stream {kib}")).await;
+    page.wait_message("message.stop", t0, secs(180)).await;
+    let all = page.collect(t0).await;
+    let start = all.first("message.start").unwrap_or(t0);
+    let stop = all.last("message.stop").unwrap_or(all.now);
+    let w: Collected = all.window(start, stop);
+    let handlers: Vec<f64> = w
+        .socket
+        .iter()
+        .filter(|s| s.kind() == "message.update")
+        .map(|s| s.duration())
+        .collect();
+    let answer = page
+        .js(
+            "const a = Array.from(document.querySelectorAll('.msg-assistant')).pop(); \
+             return { text: a ? a.querySelector('.msg-body').textContent.length : 0, \
+                      streaming: document.querySelectorAll('.msg-assistant[data-streaming=true]').length };",
+            vec![],
+        )
+        .await;
+    StreamRun {
+        costs: w.update_costs("message.update"),
+        updates: handlers.len(),
+        handlers,
+        busy_ms: w.busy_ms(),
+        long_tasks: w.long_tasks.len(),
+        longest_task: w.longest_task(),
+        missed_frames: w.missed_frames(),
+        frames: w.frames.len(),
+        worst: w.worst_frame(),
+        text_len: answer["text"].as_u64().unwrap_or(0) as usize,
+        streaming_left: answer["streaming"].as_u64().unwrap_or(1) > 0 || answer == Value::Null,
+    }
+}

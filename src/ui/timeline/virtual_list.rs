@@ -1,0 +1,412 @@
+//! The timeline's virtual list: which rows are mounted, how tall the rest
+//! are, and keeping what the reader sees in place.
+//!
+//! Only a window of rows around the screen is mounted; two spacers stand in
+//! for the rows above and below it, with their measured heights (or an
+//! estimate until a row was seen). A ResizeObserver measures mounted rows;
+//! its callback runs after layout and before paint, which is where the list
+//! puts the scroll position back:
+//! - following the end (the reader is at the bottom): pinned to the bottom;
+//! - otherwise: the row that was at the top of the screen (the anchor) is
+//!   put back exactly where it was, whatever changed above it (older pages,
+//!   rows measured taller than estimated, a marker appearing).
+//!
+//! The browser's own scroll anchoring is off (`overflow-anchor: none`): it
+//! does not apply at scroll offset 0, where older pages arrive.
+//!
+//! Layout is read only where it is clean (scroll events, the observer's
+//! callback, animation frames), never right after a write, so the list
+//! forces no extra layout.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement, ResizeObserver, ResizeObserverEntry};
+
+use super::heights::Heights;
+use super::window::{self, Viewport};
+use crate::store::RowKey;
+use crate::ui::view_state::OrderEdit;
+
+/// Height assumed for a row never measured, until rows were measured.
+const FIRST_ESTIMATE: f64 = 64.0;
+/// Distance from the bottom (px) that still counts as "at the bottom".
+const BOTTOM_SLACK: f64 = 48.0;
+
+/// The elements the list works with.
+pub struct Dom {
+    pub scroller: HtmlElement,
+    pub top_spacer: HtmlElement,
+    pub bottom_spacer: HtmlElement,
+    /// The container of the spacers and the rows.
+    pub rows: HtmlElement,
+    pub observer: ResizeObserver,
+}
+
+/// Where the scroller stood when layout was last read.
+#[derive(Debug, Clone, Copy, Default)]
+struct Metrics {
+    scroll_top: f64,
+    client_height: f64,
+    scroll_height: f64,
+    /// The top of the screen in the rows' coordinates.
+    view_top: f64,
+}
+
+impl Metrics {
+    fn viewport(&self) -> Viewport {
+        Viewport {
+            top: self.view_top,
+            height: self.client_height,
+        }
+    }
+
+    /// Older rows are wanted within two screens of the top.
+    fn near_top(&self) -> bool {
+        self.scroll_top < 2.0 * self.client_height.max(300.0)
+    }
+
+    fn at_bottom(&self) -> bool {
+        self.scroll_height - self.scroll_top - self.client_height <= BOTTOM_SLACK
+    }
+
+    /// Rows kept mounted beyond each edge of the screen: a screenful, so a
+    /// fling has rows to land on. At the end only rows above can come into
+    /// view, and half a screen keeps the first paint of a thread small.
+    fn overscan(&self) -> f64 {
+        self.client_height.max(400.0)
+    }
+
+    fn overscan_at_end(&self) -> f64 {
+        self.overscan() / 2.0
+    }
+}
+
+/// A row at the top of the screen and its distance from the scroller's top.
+struct Anchor {
+    key: RowKey,
+    offset: f64,
+}
+
+pub struct VirtualList {
+    heights: Heights,
+    /// Measured heights by key: survive rows leaving the window and the
+    /// key list being rebuilt.
+    measured: HashMap<RowKey, f64>,
+    measured_sum: f64,
+    window: Range<usize>,
+    /// Keys of `window`, which the timeline's `<For>` renders.
+    pub window_keys: RwSignal<Vec<RowKey>>,
+    /// Index in the thread of each row in the window, computed for a
+    /// window starting at `index_base`.
+    window_index: HashMap<RowKey, usize>,
+    index_base: usize,
+    /// Mounted rows' elements.
+    elements: HashMap<RowKey, Element>,
+    /// The reader is at the bottom: new output scrolls into view.
+    pub following: bool,
+    anchor: Option<Anchor>,
+    metrics: Metrics,
+    /// Spacer heights last written (above, below the window).
+    spacers: (f64, f64),
+    dom: Option<Dom>,
+}
+
+/// What the timeline should do after the list handled an event.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct After {
+    /// Rows arrived at the end of the thread.
+    pub appended: bool,
+    /// The screen is near the top of what is loaded: ask for older rows.
+    pub near_top: bool,
+    /// Rows changed size: check on the next frame that the mounted rows
+    /// still cover the screen (rows cannot be mounted from the observer's
+    /// callback: their first measurement would miss the frame).
+    pub refresh: bool,
+}
+
+impl VirtualList {
+    pub fn new() -> VirtualList {
+        VirtualList {
+            heights: Heights::default(),
+            measured: HashMap::new(),
+            measured_sum: 0.0,
+            window: 0..0,
+            window_keys: RwSignal::new(Vec::new()),
+            window_index: HashMap::new(),
+            index_base: 0,
+            elements: HashMap::new(),
+            following: true,
+            anchor: None,
+            metrics: Metrics::default(),
+            spacers: (-1.0, -1.0),
+            dom: None,
+        }
+    }
+
+    pub fn attach(&mut self, dom: Dom) {
+        self.dom = Some(dom);
+        self.read_metrics();
+    }
+
+    // ----- events -----
+
+    /// The thread's key list changed (`edits`, oldest first).
+    pub fn on_order(&mut self, edits: &[OrderEdit], order: &[RowKey]) -> After {
+        let mut after = After::default();
+        for edit in edits {
+            match *edit {
+                OrderEdit::Splice {
+                    at,
+                    removed: 0,
+                    inserted,
+                } if at == self.heights.len() => {
+                    // Appended: O(k log n), the common case while a turn runs.
+                    for key in &order[at..(at + inserted).min(order.len())] {
+                        let h = self.height_of(key);
+                        self.heights.push(h);
+                    }
+                    // Rows after others: news (the first rows are a page).
+                    after.appended |= inserted > 0 && at > 0;
+                }
+                OrderEdit::Splice {
+                    at,
+                    removed,
+                    inserted,
+                } => {
+                    // Rows that stay keep their heights (and estimates), so
+                    // nothing moves but what the edit moved.
+                    let fresh: Vec<f64> = order[at..(at + inserted).min(order.len())]
+                        .iter()
+                        .map(|k| self.height_of(k))
+                        .collect();
+                    self.heights.splice(at, removed, fresh);
+                }
+                OrderEdit::Reset => {
+                    self.measured.clear();
+                    self.measured_sum = 0.0;
+                    self.following = true;
+                    self.anchor = None;
+                    self.rebuild(order);
+                }
+            }
+            self.window = window::shift(self.window.clone(), *edit, order.len());
+        }
+        if self.heights.len() != order.len() {
+            // Edits missed (cannot happen, but never render a wrong list).
+            self.rebuild(order);
+        }
+        // Following: the newest rows. Otherwise the same rows as before: the
+        // screen cannot be mapped to rows until layout catches up with the
+        // new heights, and the resize callback puts the anchor back first.
+        let range = if self.following {
+            self.window_at_end()
+        } else {
+            self.window.clone()
+        };
+        self.set_window(range, order);
+        after.near_top = self.metrics.near_top();
+        after
+    }
+
+    /// The reader scrolled (or the list moved the scroll position).
+    pub fn on_scroll(&mut self, order: &[RowKey]) -> After {
+        self.read_metrics();
+        let m = self.metrics;
+        self.following = m.at_bottom();
+        self.anchor = self.top_row();
+        if !window::covers(&self.heights, &self.window, m.viewport(), m.overscan()) {
+            self.refresh_with(order, m);
+        }
+        After {
+            near_top: m.near_top(),
+            ..After::default()
+        }
+    }
+
+    /// Sizes changed (rows measured, content grown, scroller resized):
+    /// record the new heights, then put the scroll position back.
+    pub fn on_resize(&mut self, entries: &js_sys::Array) -> After {
+        for entry in entries.iter() {
+            let Ok(entry) = entry.dyn_into::<ResizeObserverEntry>() else {
+                continue;
+            };
+            let target = entry.target();
+            let Some(key) = target.get_attribute("data-key") else {
+                continue;
+            };
+            let Some(&i) = self.window_index.get(&key) else {
+                continue;
+            };
+            let h = target.get_bounding_client_rect().height();
+            self.heights.set(i, h);
+            let old = self.measured.insert(key, h).unwrap_or(0.0);
+            self.measured_sum += h - old;
+        }
+        self.set_spacers();
+        self.restore();
+        // Layout is clean here: `restore` read it after the last write.
+        self.read_metrics();
+        let m = self.metrics;
+        let wanted = if self.following {
+            self.window_at_end()
+        } else {
+            window::wanted(&self.heights, m.viewport(), 0.0)
+        };
+        After {
+            near_top: m.near_top(),
+            refresh: wanted.start < self.window.start || wanted.end > self.window.end,
+            ..After::default()
+        }
+    }
+
+    /// A row's element appeared (its component mounted).
+    pub fn mounted(&mut self, key: &RowKey, el: Element) {
+        if let Some(dom) = &self.dom {
+            dom.observer.observe(&el);
+        }
+        self.elements.insert(key.clone(), el);
+    }
+
+    pub fn unmounted(&mut self, key: &RowKey) {
+        if let Some(el) = self.elements.remove(key) {
+            if let Some(dom) = &self.dom {
+                dom.observer.unobserve(&el);
+            }
+        }
+    }
+
+    /// Jumps to the newest row and follows from there.
+    pub fn follow(&mut self, order: &[RowKey]) {
+        self.following = true;
+        self.anchor = None;
+        let range = self.window_at_end();
+        self.set_window(range, order);
+        self.restore();
+    }
+
+    /// Mounts the rows the screen needs, as of the last layout read (on the
+    /// animation frame after the observer's callback asked for it; reading
+    /// layout again there would force one, as other views changed the DOM).
+    pub fn refresh(&mut self, order: &[RowKey]) {
+        self.refresh_with(order, self.metrics);
+    }
+
+    // ----- the window -----
+
+    fn refresh_with(&mut self, order: &[RowKey], m: Metrics) {
+        let range = if self.following {
+            self.window_at_end()
+        } else {
+            window::wanted(&self.heights, m.viewport(), m.overscan())
+        };
+        self.set_window(range, order);
+    }
+
+    fn window_at_end(&self) -> Range<usize> {
+        let m = self.metrics;
+        window::at_end(&self.heights, m.client_height, m.overscan_at_end())
+    }
+
+    fn set_window(&mut self, range: Range<usize>, order: &[RowKey]) {
+        let range = range.start.min(order.len())..range.end.min(order.len());
+        let keys = &order[range.clone()];
+        let changed = self
+            .window_keys
+            .with_untracked(|old| old.as_slice() != keys);
+        if changed {
+            self.window_keys.set(keys.to_vec());
+        }
+        if changed || self.index_base != range.start {
+            self.window_index = keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (k.clone(), range.start + i))
+                .collect();
+            self.index_base = range.start;
+        }
+        self.window = range;
+        self.set_spacers();
+    }
+
+    fn rebuild(&mut self, order: &[RowKey]) {
+        let heights = order.iter().map(|k| self.height_of(k)).collect();
+        self.heights = Heights::from_values(heights);
+    }
+
+    fn height_of(&self, key: &RowKey) -> f64 {
+        match self.measured.get(key) {
+            Some(h) => *h,
+            None if self.measured.is_empty() => FIRST_ESTIMATE,
+            // The mean measured height: the best guess for a row not seen.
+            None => self.measured_sum / self.measured.len() as f64,
+        }
+    }
+
+    fn set_spacers(&mut self) {
+        let Some(dom) = &self.dom else { return };
+        let above = self.heights.offset(self.window.start);
+        let below = self.heights.total() - self.heights.offset(self.window.end);
+        // Unchanged heights are not written: no style work on those frames.
+        if self.spacers != (above, below) {
+            set_height(&dom.top_spacer, above);
+            set_height(&dom.bottom_spacer, below);
+            self.spacers = (above, below);
+        }
+    }
+
+    // ----- the scroll position -----
+
+    /// Reads where the scroller stands (only call with layout clean).
+    fn read_metrics(&mut self) {
+        let Some(dom) = &self.dom else { return };
+        let s = &dom.scroller;
+        self.metrics = Metrics {
+            scroll_top: f64::from(s.scroll_top()),
+            client_height: f64::from(s.client_height()),
+            scroll_height: f64::from(s.scroll_height()),
+            view_top: s.get_bounding_client_rect().top()
+                - dom.rows.get_bounding_client_rect().top(),
+        };
+    }
+
+    /// The first mounted row whose bottom is below the top of the screen.
+    fn top_row(&self) -> Option<Anchor> {
+        let dom = self.dom.as_ref()?;
+        let top = dom.scroller.get_bounding_client_rect().top();
+        self.window_keys.with_untracked(|keys| {
+            keys.iter().find_map(|key| {
+                let rect = self.elements.get(key)?.get_bounding_client_rect();
+                (rect.bottom() > top && rect.height() > 0.0).then(|| Anchor {
+                    key: key.clone(),
+                    offset: rect.top() - top,
+                })
+            })
+        })
+    }
+
+    /// Pins to the bottom when following, else puts the anchor row back
+    /// where the reader saw it.
+    fn restore(&mut self) {
+        let Some(dom) = &self.dom else { return };
+        if self.following {
+            dom.scroller.set_scroll_top(dom.scroller.scroll_height());
+            return;
+        }
+        let Some(anchor) = &self.anchor else { return };
+        let Some(el) = self.elements.get(&anchor.key) else {
+            return;
+        };
+        let top = dom.scroller.get_bounding_client_rect().top();
+        let drift = el.get_bounding_client_rect().top() - top - anchor.offset;
+        if drift.abs() >= 0.5 {
+            dom.scroller.scroll_by_with_x_and_y(0.0, drift);
+        }
+    }
+}
+
+fn set_height(el: &HtmlElement, px: f64) {
+    let _ = el.style().set_property("height", &format!("{px:.2}px"));
+}

@@ -1,0 +1,129 @@
+//! Sending a message and watching the demo agent's answer stream in.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{secs, App, GatewayOpts};
+
+const COMPOSER: &str = "form[data-testid=composer] textarea";
+
+/// One atomic look at the timeline (a single script, so the values agree).
+const SNAPSHOT: &str = r#"
+const users = Array.from(document.querySelectorAll('.msg-user'))
+  .filter(e => e.textContent.includes(arguments[0]));
+const streaming = document.querySelector('.msg-assistant[data-streaming=true]');
+const all = document.querySelectorAll('.msg-assistant');
+const answer = streaming || all[all.length - 1] || null;
+const body = answer && answer.querySelector('.msg-body');
+return {
+  users: users.length,
+  pending: document.querySelectorAll('.msg-user.pending').length,
+  streaming: streaming !== null,
+  text: body ? body.textContent : null,
+};
+"#;
+
+#[tokio::test]
+async fn a_sent_message_gets_a_streamed_demo_answer() {
+    // Slow enough that a few chunks can be seen arriving one by one.
+    let app = App::start_with(GatewayOpts {
+        demo_delay_ms: 60,
+        ..GatewayOpts::default()
+    })
+    .await;
+    let b = &app.browser;
+
+    b.wait_for("[data-testid=conn-status][data-state=connected]", secs(20))
+        .await;
+    b.type_into(COMPOSER, "hello aria").await;
+    b.press_enter(COMPOSER).await;
+
+    // The optimistic bubble appears at once.
+    b.poll("one .msg-user with \"hello aria\"", secs(5), || async {
+        (snapshot(&app).await["users"] == 1).then_some(())
+    })
+    .await;
+
+    // Watch the answer grow while it streams.
+    let mut growth: Vec<usize> = Vec::new();
+    let mut saw_streaming = false;
+    let deadline = Instant::now() + secs(60);
+    loop {
+        let snap = snapshot(&app).await;
+        let users = snap["users"].as_u64().unwrap_or(0);
+        if users != 1 {
+            b.fail(&format!(
+                "expected exactly one .msg-user with \"hello aria\", saw {users} (echo duplicated the pending bubble?)"
+            ))
+            .await;
+        }
+        let streaming = snap["streaming"].as_bool().unwrap_or(false);
+        if streaming {
+            saw_streaming = true;
+            let len = snap["text"].as_str().map_or(0, |t| t.chars().count());
+            if growth.last().is_none_or(|last| len > *last) && len > 0 {
+                growth.push(len);
+            }
+        } else if saw_streaming {
+            break;
+        }
+        if Instant::now() > deadline {
+            b.fail(&format!(
+                "the answer did not finish streaming within {:?} (saw it streaming: {saw_streaming}, lengths seen: {growth:?})",
+                secs(60)
+            ))
+            .await;
+        }
+        tokio::time::sleep(Duration::from_millis(15)).await;
+    }
+    if growth.len() < 3 {
+        b.fail(&format!(
+            "the streaming answer grew only {} times while observed (lengths: {growth:?}); \
+             expected it to grow across at least 3 observations",
+            growth.len()
+        ))
+        .await;
+    }
+
+    // Finished: no streaming marker, a footer with model and token count.
+    b.wait_gone(".msg-assistant[data-streaming=true]", secs(10))
+        .await;
+    let model = b
+        .poll("a .msg-footer .model on the answer", secs(10), || async {
+            b.try_text_of(".msg-assistant .msg-footer .model").await
+        })
+        .await;
+    if !model.contains("aria-demo") {
+        b.fail(&format!(
+            "the answer's model is {model:?}, expected it to name aria-demo"
+        ))
+        .await;
+    }
+    b.wait_for(".msg-assistant .msg-footer .tokens", secs(5))
+        .await;
+    let final_text = b.text_of(".msg-assistant .msg-body").await;
+    if final_text.trim().is_empty() {
+        b.fail("the finished answer is empty").await;
+    }
+
+    // The server's echo replaced the optimistic bubble instead of adding one.
+    b.wait_gone(".msg-user.pending", secs(10)).await;
+    let snap = snapshot(&app).await;
+    if snap["users"] != 1 {
+        b.fail(&format!(
+            "after the echo there are {} .msg-user bubbles with \"hello aria\", expected 1",
+            snap["users"]
+        ))
+        .await;
+    }
+
+    app.assert_no_console_errors().await;
+    app.close().await;
+}
+
+async fn snapshot(app: &App) -> Value {
+    app.browser
+        .js(SNAPSHOT, vec![Value::from("hello aria")])
+        .await
+}

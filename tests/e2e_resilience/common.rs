@@ -1,0 +1,296 @@
+//! Helpers shared by the resilience tests: the app served from `dist/` by a
+//! static server and pointed (`?gateway=`) at a real gateway, a proxy in
+//! front of one, or a fake gateway; timeline snapshots that survive the
+//! virtualised list; the diagnostics counters.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::support::paths::{self};
+use crate::support::{exclusive, secs, Browser, StaticServer};
+
+pub const COMPOSER: &str = "form[data-testid=composer] textarea";
+pub const CONNECTED: &str = "[data-testid=conn-status][data-state=connected]";
+
+/// A browser with the app served by a static server (so the page itself
+/// stays reachable while gateways die), holding the suite's browser lock.
+pub struct Page {
+    pub browser: Browser,
+    pub server: StaticServer,
+    _turn: tokio::sync::OwnedMutexGuard<()>,
+}
+
+impl Page {
+    /// Opens the app at `#<hash>` talking to `gateway_ws`.
+    pub async fn open(gateway_ws: &str, hash: &str) -> Page {
+        let turn = exclusive().await;
+        let server = StaticServer::serve(paths::dist_dir());
+        let browser = Browser::start().await;
+        let page = Page {
+            browser,
+            server,
+            _turn: turn,
+        };
+        page.browser.goto(&page.url(gateway_ws, hash)).await;
+        page
+    }
+
+    pub fn url(&self, gateway_ws: &str, hash: &str) -> String {
+        format!("{}?gateway={gateway_ws}{hash}", self.server.url())
+    }
+
+    /// Another device (fresh profile) on the same static server.
+    pub async fn second_browser(&self, gateway_ws: &str, hash: &str) -> Browser {
+        let b = Browser::start().await;
+        b.goto(&self.url(gateway_ws, hash)).await;
+        b
+    }
+}
+
+/// The connection badge's `data-state`.
+pub async fn status(b: &Browser) -> String {
+    b.js(
+        "const e = document.querySelector('[data-testid=conn-status]'); \
+         return e ? e.dataset.state : null;",
+        vec![],
+    )
+    .await
+    .as_str()
+    .unwrap_or("(none)")
+    .to_string()
+}
+
+/// The connection badge's text.
+pub async fn status_text(b: &Browser) -> String {
+    b.try_text_of("[data-testid=conn-status]")
+        .await
+        .unwrap_or_default()
+}
+
+pub async fn wait_status(b: &Browser, state: &str, timeout: Duration) {
+    b.wait_for(
+        &format!("[data-testid=conn-status][data-state={state}]"),
+        timeout,
+    )
+    .await;
+}
+
+/// Types `text` into the composer and presses Enter.
+pub async fn send(b: &Browser, text: &str) {
+    b.type_into(COMPOSER, text).await;
+    b.press_enter(COMPOSER).await;
+}
+
+/// Puts `text` into the composer at once (for long or odd text that
+/// keystrokes would mangle or take ages over), then presses Enter.
+pub async fn paste_and_send(b: &Browser, text: &str) {
+    b.wait_for(COMPOSER, secs(10)).await;
+    b.js(
+        "const t = document.querySelector(arguments[0]); t.value = arguments[1]; \
+         t.dispatchEvent(new Event('input', {bubbles: true}));",
+        vec![json!(COMPOSER), json!(text)],
+    )
+    .await;
+    b.press_enter(COMPOSER).await;
+}
+
+/// The diagnostics counters, read from the settings panel (opened and
+/// closed again).
+pub async fn diagnostics(b: &Browser) -> (u64, u64) {
+    b.click("[data-testid=open-settings]").await;
+    b.wait_for("[data-testid=diag-dropped]", secs(5)).await;
+    let read = |sel: &'static str| async move {
+        b.text_of(sel)
+            .await
+            .trim()
+            .parse::<u64>()
+            .unwrap_or_else(|_| panic!("{sel} is not a number"))
+    };
+    let frames = read("[data-testid=diag-frames]").await;
+    let dropped = read("[data-testid=diag-dropped]").await;
+    b.click("[data-testid=close-settings]").await;
+    (frames, dropped)
+}
+
+/// One timeline row as a reader sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct RowDump {
+    /// user, assistant, commentary or tool.
+    pub kind: String,
+    pub seq: Option<u64>,
+    /// State classes that matter: pending, failed, interim, streaming,
+    /// and a tool card's state.
+    pub flags: String,
+    pub text: String,
+}
+
+impl std::fmt::Display for RowDump {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text: String = self.text.chars().take(70).collect();
+        write!(
+            f,
+            "{:>4} {:<10} {:<18} {text:?}",
+            self.seq.map(|s| s.to_string()).unwrap_or("-".into()),
+            self.kind,
+            self.flags
+        )
+    }
+}
+
+pub fn show_rows(rows: &[RowDump]) -> String {
+    rows.iter()
+        .map(|r| format!("  {r}\n"))
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+const MOUNTED_ROWS: &str = r#"
+const rows = Array.from(document.querySelectorAll('[data-testid=timeline] .row[data-key]'));
+return rows.filter(r => !r.classList.contains('hidden')).map(r => {
+  const kind = r.querySelector('.msg-user') ? 'user'
+    : r.querySelector('.msg-assistant') ? 'assistant'
+    : r.querySelector('.msg-commentary') ? 'commentary'
+    : r.querySelector('.tool-card') ? 'tool' : 'other';
+  const flags = [];
+  for (const c of ['pending', 'failed', 'interim']) {
+    if (r.querySelector('.msg.' + c)) flags.push(c);
+  }
+  if (r.querySelector('[data-streaming=true]')) flags.push('streaming');
+  const tool = r.querySelector('.tool-card');
+  if (tool) flags.push(tool.dataset.state);
+  const seq = r.dataset.seq ? Number(r.dataset.seq) : null;
+  return { key: r.dataset.key, kind, seq, flags: flags.join(','),
+           text: r.textContent.replace(/\s+/g, ' ').trim() };
+});
+"#;
+
+/// Every row of the open thread, top to bottom, scrolling through the
+/// virtualised list (only rows near the viewport are mounted).
+pub async fn timeline(b: &Browser) -> Vec<RowDump> {
+    #[derive(Deserialize)]
+    struct Mounted {
+        key: String,
+        #[serde(flatten)]
+        row: RowDump,
+    }
+    b.js(
+        "const t = document.querySelector('[data-testid=timeline]'); if (t) t.scrollTop = 0;",
+        vec![],
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let mut keys: Vec<String> = Vec::new();
+    let mut rows: Vec<RowDump> = Vec::new();
+    for _ in 0..500 {
+        let mounted: Vec<Mounted> =
+            serde_json::from_value(b.js(MOUNTED_ROWS, vec![]).await).unwrap_or_default();
+        // Merge in document order: new keys go after the last known key
+        // that precedes them.
+        let mut insert_at = 0;
+        for m in mounted {
+            match keys.iter().position(|k| *k == m.key) {
+                Some(i) => {
+                    rows[i] = m.row;
+                    insert_at = i + 1;
+                }
+                None => {
+                    keys.insert(insert_at, m.key);
+                    rows.insert(insert_at, m.row);
+                    insert_at += 1;
+                }
+            }
+        }
+        let at_end = b
+            .js(
+                "const t = document.querySelector('[data-testid=timeline]'); if (!t) return true; \
+                 const end = t.scrollTop + t.clientHeight >= t.scrollHeight - 2; \
+                 t.scrollTop += Math.max(100, t.clientHeight * 0.7); return end;",
+                vec![],
+            )
+            .await;
+        if at_end.as_bool().unwrap_or(true) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(80)).await;
+    }
+    rows
+}
+
+/// Waits until the open thread shows no streaming bubble, no typing
+/// indicator and no running tool.
+pub async fn wait_turn_over(b: &Browser, timeout: Duration) {
+    b.poll(
+        "the turn to end (no streaming, typing or running tool)",
+        timeout,
+        || async {
+            let busy = b
+            .js(
+                "return document.querySelectorAll('[data-streaming=true], [data-testid=typing], \
+                 .tool-card[data-state=running], .msg-user.pending').length;",
+                vec![],
+            )
+            .await;
+            (busy.as_u64() == Some(0)).then_some(())
+        },
+    )
+    .await;
+}
+
+/// `localStorage[key]`, parsed as JSON.
+pub async fn local_storage(b: &Browser, key: &str) -> Value {
+    let raw = b
+        .js(
+            "return localStorage.getItem(arguments[0]);",
+            vec![json!(key)],
+        )
+        .await;
+    match raw.as_str() {
+        Some(s) => serde_json::from_str(s).unwrap_or(Value::String(s.to_string())),
+        None => Value::Null,
+    }
+}
+
+/// Errors that mean the app broke: a Rust panic or a wasm trap, anything
+/// uncaught. (Warnings, e.g. "dropped a frame", are expected.)
+pub async fn assert_no_crash(b: &Browser) {
+    let bad: Vec<String> = b
+        .console_errors()
+        .await
+        .into_iter()
+        .filter(|e| {
+            let m = e.message.to_lowercase();
+            !(m.contains("websocket") && (m.contains("failed") || m.contains("closed")))
+                && !m.contains("err_connection_refused")
+        })
+        .map(|e| e.to_string())
+        .collect();
+    if !bad.is_empty() {
+        b.fail(&format!(
+            "the app logged errors (panic, trap or uncaught exception):\n  {}",
+            bad.join("\n  ")
+        ))
+        .await;
+    }
+}
+
+/// Reloads the page for real (navigating to the same URL with a `#…` is
+/// only a fragment change) and waits for the new page to boot.
+pub async fn reload(b: &Browser) {
+    b.js("window.__beforeReload = true;", vec![]).await;
+    if let Err(e) = b.client().refresh().await {
+        b.fail(&format!("reload failed: {e}")).await;
+    }
+    b.poll("the reloaded page to boot", secs(30), || async {
+        let v = b
+            .js(
+                "return window.__beforeReload !== true && \
+                 document.documentElement.dataset.booted === 'true';",
+                vec![],
+            )
+            .await;
+        v.as_bool().unwrap_or(false).then_some(())
+    })
+    .await;
+}

@@ -1,0 +1,24 @@
+//! Browser tests of threads (issue 4, client side): auto-thread relocation,
+//! the thread list's order and badges, the thread menu by right-click,
+//! long-press (touch) and keyboard, rename/pin/mark read/copy link/delete,
+//! deep links with back/forward, and two browser sessions on one gateway.
+//!
+//! ```text
+//! trunk build --release --skip-version-check && cargo build -p aria-gateway
+//! cargo test --test e2e_threads
+//! ```
+#![cfg(not(target_arch = "wasm32"))]
+
+#[allow(unused_imports)] // the harness exports helpers this suite does not use
+mod support;
+
+mod e2e_threads {
+    #[path = "../e2e_transparency/common.rs"]
+    mod common;
+    mod helpers;
+
+    mod auto_thread;
+    mod menu;
+    mod sessions;
+    mod sidebar;
+}

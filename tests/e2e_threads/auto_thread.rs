@@ -1,0 +1,106 @@
+//! Auto-threading: the first send from the new-thread pane.
+
+use serde_json::Value;
+
+use super::common::*;
+use super::helpers::*;
+use crate::support::{secs, App, GatewayOpts};
+
+const FIRST: &str = "please summarize the repository layout for me";
+/// The gateway's derived title: the first line, at most 48 characters.
+const DERIVED: &str = "please summarize the repository layout for me";
+/// The demo's "better" title: filler dropped, capitalized.
+const BETTER: &str = "Summarize the repository layout for me";
+
+#[test]
+fn the_first_send_jumps_into_a_new_thread_and_its_title_improves() {
+    run(|| async {
+        let app = App::start_with(GatewayOpts {
+            // The better title comes 37 steps after the message (~1.5 s).
+            demo_delay_ms: 40,
+            ..GatewayOpts::default()
+        })
+        .await;
+        let b = &app.browser;
+        connected(b).await;
+        if chat_title(b).await != "New thread" || b.count(".thread-item").await != 0 {
+            b.fail("a fresh gateway should open on the empty new-thread pane")
+                .await;
+        }
+        start_recorder(b).await;
+        send(b, FIRST).await;
+        let id = b
+            .poll("the URL to name the new thread", secs(10), || async {
+                hash_channel(b).await
+            })
+            .await;
+        b.poll("the sidebar to show the better title", secs(15), || async {
+            (title_of(b, &id).await.as_deref() == Some(BETTER)).then_some(())
+        })
+        .await;
+        b.poll("the header to show the better title", secs(5), || async {
+            (chat_title(b).await == BETTER).then_some(())
+        })
+        .await;
+        wait_answers(b, 1).await;
+
+        let recs = records(b).await;
+        let in_thread = |r: &Value| r["hash"].as_str() == Some(&format!("#/t/{id}"));
+        // Pending in the new-thread pane first.
+        let pending_before = recs
+            .iter()
+            .any(|r| !in_thread(r) && r["users"] == 1 && r["pending"] == 1);
+        if !pending_before {
+            b.fail(&format!(
+                "the message should show as pending in the new-thread pane before the jump:\n{}",
+                show(&recs)
+            ))
+            .await;
+        }
+        // Never two bubbles; delivered in the thread.
+        if let Some(r) = recs.iter().find(|r| r["users"].as_u64().unwrap_or(0) > 1) {
+            b.fail(&format!("the message showed twice at some point: {r}"))
+                .await;
+        }
+        let now = snapshot(b).await;
+        if now["users"] != 1 || now["pending"] != 0 || b.count(".msg-user.failed").await != 0 {
+            b.fail(&format!(
+                "after the echo exactly one delivered bubble should remain: {now}"
+            ))
+            .await;
+        }
+        if !b.text_of(".msg-user").await.contains(FIRST) {
+            b.fail("the bubble in the new thread does not hold the message")
+                .await;
+        }
+        // The derived title at once, the better one later, in both places.
+        let first_titled = recs
+            .iter()
+            .position(|r| in_thread(r) && r["title"] == DERIVED && r["activeTitle"] == DERIVED);
+        let first_better = recs
+            .iter()
+            .position(|r| r["title"] == BETTER || r["activeTitle"] == BETTER);
+        let ok = matches!((first_titled, first_better), (Some(a), Some(b)) if a < b);
+        let untitled = recs
+            .iter()
+            .any(|r| in_thread(r) && (r["title"] == "Untitled" || r["title"] == "New thread"));
+        if !ok || untitled {
+            b.fail(&format!(
+                "the thread should be titled {DERIVED:?} from the jump on, then {BETTER:?} \
+                 (derived at {first_titled:?}, better at {first_better:?}, untitled seen: {untitled}):\n{}",
+                show(&recs)
+            ))
+            .await;
+        }
+        if order(b).await != vec![id.clone()] {
+            b.fail("the sidebar should list exactly the new thread")
+                .await;
+        }
+        if !b.exists(&format!("{}.active", item(&id))).await {
+            b.fail("the new thread is not marked active in the sidebar")
+                .await;
+        }
+        app.assert_no_console_errors().await;
+        app.close().await;
+    })
+}

@@ -1,0 +1,517 @@
+//! A scripted stand-in for the gateway: a WebSocket server on a loopback
+//! port that speaks just enough of the protocol for the app to connect
+//! (`hello` → `ready`, `ping` → `pong`, echoes of `message.send`, paged
+//! `history.get` from what it sent), and lets a test push any raw text frame
+//! at the app: hostile content, malformed JSON, 1 MiB frames, bursts.
+//!
+//! The app is served from elsewhere (a `StaticServer` over `dist/`) and
+//! pointed here with `?gateway=<fake.ws_url()>`.
+//!
+//! ```ignore
+//! let fake = FakeGateway::start(FakeOpts::default()).await;
+//! fake.add_channel(json!({"channel_id": "c1", "title": "T", "last_seq": 0}));
+//! b.goto(&format!("{}?gateway={}#/t/c1", server.url(), fake.ws_url())).await;
+//! fake.wait_ready(1, secs(20)).await;
+//! fake.push(json!({"type": "typing", "channel_id": "c1", "on": true}));
+//! fake.push_text("{not json".into());
+//! ```
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
+use tokio_tungstenite::tungstenite::Message;
+
+/// How the fake answers; can be changed while it runs with [`FakeGateway::set`].
+#[derive(Clone, Debug)]
+pub struct FakeOpts {
+    /// Required `hello.token`; a wrong or missing one gets
+    /// `error {code:"unauthorized"}` and close 4401.
+    pub token: Option<String>,
+    /// Answer every `hello` with `unsupported_protocol` and close 4400.
+    pub unsupported: bool,
+    /// Close each new socket right after the WebSocket handshake (1011),
+    /// before `ready`: a gateway that is up but failing.
+    pub refuse: bool,
+    /// Answer nothing at all (no `pong`, no echo), but keep sockets open:
+    /// a gateway that froze, or a network path that went dead silently.
+    pub mute: bool,
+    /// Echo `message.send` as the real gateway does (`message` role user).
+    pub echo: bool,
+    /// Reject this many next `message.send`s with `error {code:"internal",
+    /// client_msg_id}` instead of echoing them.
+    pub reject_sends: u32,
+}
+
+impl Default for FakeOpts {
+    fn default() -> Self {
+        FakeOpts {
+            token: None,
+            unsupported: false,
+            refuse: false,
+            mute: false,
+            echo: true,
+            reject_sends: 0,
+        }
+    }
+}
+
+/// One WebSocket connection the fake accepted.
+#[derive(Clone, Debug)]
+pub struct ConnInfo {
+    pub id: usize,
+    pub at: Instant,
+    /// The `hello` it sent, if any.
+    pub hello: Option<Value>,
+    /// Whether it got `ready`.
+    pub ready: bool,
+}
+
+enum Out {
+    Text(String),
+    Binary(Vec<u8>),
+    /// Drop the TCP connection without a close frame (a network cut).
+    Cut,
+    /// A clean close with this code.
+    Close(u16, String),
+}
+
+#[derive(Default)]
+struct State {
+    opts: FakeOpts,
+    conns: Vec<ConnInfo>,
+    /// Senders of the sockets that got `ready`, by connection id.
+    live: HashMap<usize, mpsc::UnboundedSender<Out>>,
+    /// Every frame the app sent, with the connection it came on.
+    received: Vec<(usize, Value)>,
+    /// Channels announced in `ready` and `channel.list`, in order.
+    channels: Vec<Value>,
+    /// Logged items per channel (history item form, with `seq`).
+    logs: HashMap<String, Vec<Value>>,
+    /// The highest `seq` seen per channel (logged or pushed by the test),
+    /// so echoes continue after it.
+    max_seq: HashMap<String, u64>,
+    /// Accepted `client_msg_id`s (idempotent echo, like the real gateway).
+    accepted: HashMap<String, Value>,
+    next_auto: u32,
+}
+
+/// The fake gateway; stops accepting when dropped.
+pub struct FakeGateway {
+    addr: SocketAddr,
+    state: Arc<Mutex<State>>,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl FakeGateway {
+    pub async fn start(opts: FakeOpts) -> FakeGateway {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind a loopback port");
+        let addr = listener.local_addr().unwrap();
+        let state = Arc::new(Mutex::new(State {
+            opts,
+            ..State::default()
+        }));
+        let shared = state.clone();
+        let accept = tokio::spawn(async move {
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else {
+                    continue;
+                };
+                let state = shared.clone();
+                tokio::spawn(async move {
+                    // Frames up to 64 MiB: the tests send 1 MiB ones on purpose.
+                    let config = WebSocketConfig::default()
+                        .max_message_size(Some(64 << 20))
+                        .max_frame_size(Some(64 << 20));
+                    let Ok(ws) =
+                        tokio_tungstenite::accept_async_with_config(tcp, Some(config)).await
+                    else {
+                        return;
+                    };
+                    serve(ws, state).await;
+                });
+            }
+        });
+        FakeGateway {
+            addr,
+            state,
+            accept,
+        }
+    }
+
+    /// `ws://ADDR/ws`, for the app's `?gateway=`.
+    pub fn ws_url(&self) -> String {
+        format!("ws://{}/ws", self.addr)
+    }
+
+    /// Changes the behaviour for what comes next.
+    pub fn set(&self, f: impl FnOnce(&mut FakeOpts)) {
+        f(&mut self.state.lock().unwrap().opts);
+    }
+
+    /// Adds a channel to the list `ready` and `channel.list` announce.
+    pub fn add_channel(&self, channel: Value) {
+        let mut st = self.state.lock().unwrap();
+        let id = channel["channel_id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        st.logs.entry(id).or_default();
+        st.channels.push(channel);
+    }
+
+    /// Adds an item to a channel's log (served by `history.get`); the item
+    /// must carry its `seq`. Not sent live: use [`push`](Self::push) too.
+    pub fn log_item(&self, channel_id: &str, item: Value) {
+        let mut st = self.state.lock().unwrap();
+        let log = st.logs.entry(channel_id.to_string()).or_default();
+        log.push(item);
+        log.sort_by_key(|i| i["seq"].as_u64().unwrap_or(0));
+        let last = log.last().and_then(|i| i["seq"].as_u64()).unwrap_or(0);
+        let max = st.max_seq.entry(channel_id.to_string()).or_default();
+        *max = (*max).max(last);
+        if let Some(c) = st
+            .channels
+            .iter_mut()
+            .find(|c| c["channel_id"] == channel_id)
+        {
+            c["last_seq"] = json!(last);
+        }
+    }
+
+    /// Every connection accepted so far, in order.
+    pub fn connections(&self) -> Vec<ConnInfo> {
+        self.state.lock().unwrap().conns.clone()
+    }
+
+    /// How many sockets got `ready` so far.
+    pub fn ready_count(&self) -> usize {
+        self.connections().iter().filter(|c| c.ready).count()
+    }
+
+    /// Waits until `n` sockets in total got `ready`.
+    pub async fn wait_ready(&self, n: usize, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        while self.ready_count() < n {
+            if Instant::now() > deadline {
+                panic!(
+                    "the app did not complete {n} handshake(s) with the fake gateway within \
+                     {timeout:?}; connections: {:?}",
+                    self.connections()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Every frame the app sent so far.
+    pub fn received(&self) -> Vec<Value> {
+        self.state
+            .lock()
+            .unwrap()
+            .received
+            .iter()
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    /// Frames of type `ty` the app sent so far.
+    pub fn received_of(&self, ty: &str) -> Vec<Value> {
+        self.received()
+            .into_iter()
+            .filter(|f| f["type"] == ty)
+            .collect()
+    }
+
+    /// Waits for a frame from the app matching `pred`.
+    pub async fn wait_received(
+        &self,
+        what: &str,
+        timeout: Duration,
+        pred: impl Fn(&Value) -> bool,
+    ) -> Value {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(f) = self.received().into_iter().find(|f| pred(f)) {
+                return f;
+            }
+            if Instant::now() > deadline {
+                panic!(
+                    "the fake gateway did not receive {what} within {timeout:?}; it got: {:?}",
+                    self.received()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Sends a frame to every connected (past `ready`) socket.
+    pub fn push(&self, frame: Value) {
+        self.push_text(frame.to_string());
+    }
+
+    /// Sends raw text (any bytes, valid JSON or not) as one text frame.
+    pub fn push_text(&self, text: String) {
+        self.push_all(vec![text]);
+    }
+
+    /// Sends many text frames back to back, in order.
+    pub fn push_all(&self, texts: Vec<String>) {
+        let mut st = self.state.lock().unwrap();
+        for t in &texts {
+            let Ok(v) = serde_json::from_str::<Value>(t) else {
+                continue;
+            };
+            if let (Some(c), Some(seq)) = (v["channel_id"].as_str(), v["seq"].as_u64()) {
+                let max = st.max_seq.entry(c.to_string()).or_default();
+                *max = (*max).max(seq);
+            }
+        }
+        assert!(
+            !st.live.is_empty(),
+            "push to the fake gateway, but no socket is connected"
+        );
+        for tx in st.live.values() {
+            for t in &texts {
+                let _ = tx.send(Out::Text(t.clone()));
+            }
+        }
+    }
+
+    /// Sends a binary frame (which the protocol says clients ignore).
+    pub fn push_binary(&self, bytes: Vec<u8>) {
+        let st = self.state.lock().unwrap();
+        for tx in st.live.values() {
+            let _ = tx.send(Out::Binary(bytes.clone()));
+        }
+    }
+
+    /// Cuts every socket without a close frame, as a network drop would.
+    pub fn cut_all(&self) {
+        let mut st = self.state.lock().unwrap();
+        for (_, tx) in st.live.drain() {
+            let _ = tx.send(Out::Cut);
+        }
+    }
+
+    /// Closes every socket cleanly with `code`.
+    pub fn close_all(&self, code: u16, reason: &str) {
+        let mut st = self.state.lock().unwrap();
+        for (_, tx) in st.live.drain() {
+            let _ = tx.send(Out::Close(code, reason.to_string()));
+        }
+    }
+}
+
+impl Drop for FakeGateway {
+    fn drop(&mut self) {
+        self.accept.abort();
+        self.cut_all();
+    }
+}
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>;
+
+/// Runs one connection: handshake, then frames both ways until either ends.
+async fn serve(ws: Ws, state: Arc<Mutex<State>>) {
+    let (mut sink, mut stream) = ws.split();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Out>();
+    let id = {
+        let mut st = state.lock().unwrap();
+        let id = st.conns.len();
+        st.conns.push(ConnInfo {
+            id,
+            at: Instant::now(),
+            hello: None,
+            ready: false,
+        });
+        id
+    };
+    if state.lock().unwrap().opts.refuse {
+        let _ = sink
+            .send(Message::Close(Some(CloseFrame {
+                code: CloseCode::Error,
+                reason: "refused by the test".into(),
+            })))
+            .await;
+        return;
+    }
+    let writer = tokio::spawn(async move {
+        while let Some(out) = rx.recv().await {
+            let result = match out {
+                Out::Text(t) => sink.send(Message::text(t)).await,
+                Out::Binary(b) => sink.send(Message::binary(b)).await,
+                Out::Cut => return,
+                Out::Close(code, reason) => {
+                    let _ = sink
+                        .send(Message::Close(Some(CloseFrame {
+                            code: CloseCode::from(code),
+                            reason: reason.into(),
+                        })))
+                        .await;
+                    return;
+                }
+            };
+            if result.is_err() {
+                return;
+            }
+        }
+    });
+    let mut writer = writer;
+    loop {
+        // The writer ends on a cut or close: dropping both halves then
+        // closes the TCP connection.
+        let msg = tokio::select! {
+            msg = stream.next() => msg,
+            _ = &mut writer => break,
+        };
+        let Some(Ok(msg)) = msg else { break };
+        let Message::Text(text) = msg else { continue };
+        let Ok(frame) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        let mut st = state.lock().unwrap();
+        st.received.push((id, frame.clone()));
+        if !st.opts.mute {
+            answer(&mut st, id, &tx, frame);
+        }
+    }
+    writer.abort();
+    state.lock().unwrap().live.remove(&id);
+}
+
+/// Answers one client frame; broadcasts go to every live socket.
+fn answer(st: &mut State, id: usize, tx: &mpsc::UnboundedSender<Out>, frame: Value) {
+    let reply = |v: Value| {
+        let _ = tx.send(Out::Text(v.to_string()));
+    };
+    match frame["type"].as_str().unwrap_or("") {
+        "hello" => {
+            st.conns[id].hello = Some(frame.clone());
+            if st.opts.unsupported {
+                reply(json!({"type": "error", "code": "unsupported_protocol",
+                    "message": "This test gateway speaks protocol 99."}));
+                let _ = tx.send(Out::Close(4400, "unsupported protocol".into()));
+                return;
+            }
+            if let Some(token) = &st.opts.token {
+                if frame["token"].as_str() != Some(token.as_str()) {
+                    reply(json!({"type": "error", "code": "unauthorized",
+                        "message": "Wrong or missing token."}));
+                    let _ = tx.send(Out::Close(4401, "unauthorized".into()));
+                    return;
+                }
+            }
+            st.conns[id].ready = true;
+            st.live.insert(id, tx.clone());
+            reply(
+                json!({"type": "ready", "protocol": 1, "server": "fake-gateway/0",
+                "device_id": frame["device_id"], "channels": st.channels}),
+            );
+        }
+        "ping" => reply(json!({"type": "pong", "t": frame["t"]})),
+        "channel.list" => reply(json!({"type": "channel.list", "channels": st.channels})),
+        "history.get" => {
+            let channel = frame["channel_id"].as_str().unwrap_or_default();
+            let Some(log) = st.logs.get(channel) else {
+                reply(
+                    json!({"type": "error", "code": "not_found", "channel_id": channel,
+                    "message": "No such thread."}),
+                );
+                return;
+            };
+            let limit = frame["limit"].as_u64().unwrap_or(50) as usize;
+            let seq = |i: &Value| i["seq"].as_u64().unwrap_or(0);
+            let (items, has_more): (Vec<Value>, bool) = if let Some(after) = frame["after"].as_u64()
+            {
+                let newer: Vec<&Value> = log.iter().filter(|i| seq(i) > after).collect();
+                let more = newer.len() > limit;
+                (newer.into_iter().take(limit).cloned().collect(), more)
+            } else {
+                let before = frame["before"].as_u64().unwrap_or(u64::MAX);
+                let older: Vec<&Value> = log.iter().filter(|i| seq(i) < before).collect();
+                let start = older.len().saturating_sub(limit);
+                (
+                    older[start..].iter().map(|v| (*v).clone()).collect(),
+                    start > 0,
+                )
+            };
+            reply(
+                json!({"type": "history", "channel_id": channel, "items": items,
+                "has_more": has_more}),
+            );
+        }
+        "message.send" => {
+            let cmid = frame["client_msg_id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if st.opts.reject_sends > 0 {
+                st.opts.reject_sends -= 1;
+                reply(
+                    json!({"type": "error", "code": "internal", "client_msg_id": cmid,
+                    "message": "The test gateway refused this message."}),
+                );
+                return;
+            }
+            if !st.opts.echo {
+                return;
+            }
+            if let Some(echo) = st.accepted.get(&cmid) {
+                reply(echo.clone());
+                return;
+            }
+            let channel = match frame["channel_id"].as_str() {
+                Some(c) => c.to_string(),
+                None => {
+                    st.next_auto += 1;
+                    let c = format!("c_auto_{}", st.next_auto);
+                    let meta = json!({"channel_id": c, "title": "Auto", "created_at": 1,
+                        "updated_at": 1, "auto": true, "last_seq": 0});
+                    st.channels.push(meta.clone());
+                    st.logs.entry(c.clone()).or_default();
+                    broadcast(
+                        st,
+                        json!({"type": "channel.created", "channel": meta,
+                        "auto": true, "client_msg_id": cmid}),
+                    );
+                    c
+                }
+            };
+            let seq = {
+                let max = st.max_seq.entry(channel.clone()).or_default();
+                *max += 1;
+                *max
+            };
+            let log = st.logs.entry(channel.clone()).or_default();
+            let item = json!({"type": "message", "seq": seq, "message_id": format!("mu_{cmid}"),
+                "role": "user", "text": frame["text"], "ts": 1_700_000_000_000i64,
+                "client_msg_id": cmid});
+            log.push(item.clone());
+            let mut echo = item;
+            echo["channel_id"] = json!(channel);
+            if let Some(c) = st.channels.iter_mut().find(|c| c["channel_id"] == channel) {
+                c["last_seq"] = json!(seq);
+            }
+            st.accepted.insert(cmid, echo.clone());
+            broadcast(st, echo);
+        }
+        _ => {}
+    }
+}
+
+fn broadcast(st: &State, frame: Value) {
+    let text = frame.to_string();
+    for tx in st.live.values() {
+        let _ = tx.send(Out::Text(text.clone()));
+    }
+}
