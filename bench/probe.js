@@ -233,7 +233,7 @@
     let firstTop = 0;
     for (const row of rows) {
       const box = row.getBoundingClientRect();
-      if (box.bottom > top + 1 && box.height > 0) {
+      if (box.bottom > top + 1 && box.top < top + scroller.clientHeight && box.height > 0) {
         first = row;
         firstTop = box.top - top;
         break;

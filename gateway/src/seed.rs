@@ -115,13 +115,13 @@ fn answer(turn: u64) -> String {
          - `parse_header` panics on an empty input.\n\n\
          I would return the last error and make the empty case an `Error::Empty`.\n"
     );
-    if turn % 3 == 0 {
+    if turn.is_multiple_of(3) {
         text.push_str(&format!(
             "\n```rust\nfn parse_header(input: &[u8]) -> Result<Header, Error> {{\n    \
              let first = input.first().ok_or(Error::Empty)?;\n    Header::try_from(*first) // module {turn}\n}}\n```\n"
         ));
     }
-    if turn % 5 == 0 {
+    if turn.is_multiple_of(5) {
         text.push_str("\n| case | now | proposed |\n|---|---|---|\n| empty input | panic | `Error::Empty` |\n| retry exhausted | `Ok(())` | last error |\n");
     }
     text

@@ -7,7 +7,9 @@
 //! that reaches the output is either written by pulldown-cmark's writer
 //! (which escapes all text) or built here from escaped values.
 
-use pulldown_cmark::{html, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{
+    html, Alignment, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd,
+};
 
 use super::url_policy::{safe_image_src, safe_link_href};
 
@@ -42,6 +44,38 @@ pub(crate) struct Sanitizer {
     links: Vec<bool>,
     /// Set while inside an image, whose content only feeds the alt text.
     image: Option<ImageCapture>,
+    /// Set while inside a table: its cells are written here.
+    table: Option<TableCells>,
+}
+
+/// pulldown-cmark aligns table cells with an inline `style`, which the
+/// Content-Security-Policy (`style-src 'self'`) refuses; cells are written
+/// with an `align-*` class instead (styled in `style/markdown.css`).
+struct TableCells {
+    alignments: Vec<Alignment>,
+    in_head: bool,
+    index: usize,
+}
+
+impl TableCells {
+    fn open(&self) -> String {
+        let tag = if self.in_head { "th" } else { "td" };
+        let class = match self.alignments.get(self.index) {
+            Some(Alignment::Left) => " class=\"align-left\"",
+            Some(Alignment::Center) => " class=\"align-center\"",
+            Some(Alignment::Right) => " class=\"align-right\"",
+            Some(Alignment::None) | None => "",
+        };
+        format!("<{tag}{class}>")
+    }
+
+    fn close(&self) -> &'static str {
+        if self.in_head {
+            "</th>"
+        } else {
+            "</td>"
+        }
+    }
 }
 
 struct ImageCapture {
@@ -107,6 +141,48 @@ impl Sanitizer {
                     out.push(Event::InlineHtml(CowStr::Borrowed("</a>")));
                 }
             }
+            Event::Start(Tag::Table(alignments)) => {
+                self.table = Some(TableCells {
+                    alignments,
+                    in_head: false,
+                    index: 0,
+                });
+                out.push(Event::Start(Tag::Table(Vec::new())));
+            }
+            Event::End(TagEnd::Table) => {
+                self.table = None;
+                out.push(Event::End(TagEnd::Table));
+            }
+            Event::Start(Tag::TableHead) => {
+                if let Some(t) = &mut self.table {
+                    t.in_head = true;
+                    t.index = 0;
+                }
+                out.push(Event::Start(Tag::TableHead));
+            }
+            Event::End(TagEnd::TableHead) => {
+                if let Some(t) = &mut self.table {
+                    t.in_head = false;
+                }
+                out.push(Event::End(TagEnd::TableHead));
+            }
+            Event::Start(Tag::TableRow) => {
+                if let Some(t) = &mut self.table {
+                    t.index = 0;
+                }
+                out.push(Event::Start(Tag::TableRow));
+            }
+            Event::Start(Tag::TableCell) => match &self.table {
+                Some(t) => out.push(Event::InlineHtml(t.open().into())),
+                None => out.push(Event::Start(Tag::TableCell)),
+            },
+            Event::End(TagEnd::TableCell) => match &mut self.table {
+                Some(t) => {
+                    out.push(Event::InlineHtml(CowStr::Borrowed(t.close())));
+                    t.index += 1;
+                }
+                None => out.push(Event::End(TagEnd::TableCell)),
+            },
             // Raw HTML is shown, never interpreted.
             Event::Html(t) | Event::InlineHtml(t) => out.push(Event::Text(t)),
             Event::Start(Tag::HtmlBlock) => out.push(Event::Start(Tag::Paragraph)),

@@ -15,7 +15,7 @@ use wasm_bindgen::prelude::*;
 use super::progress_draft::ProgressDraft;
 use super::row_view::RowView;
 use super::runtime::Runtime;
-use crate::store::{RowBody, RowKey};
+use crate::store::{Row, RowBody, RowKey, SendState};
 use virtual_list::{After, Dom, VirtualList};
 
 /// Lets each mounted row hand its element to the timeline, which measures
@@ -53,7 +53,14 @@ pub fn Timeline() -> impl IntoView {
     // What every event handler does with the list's answer.
     let follow_up = move |after: After| {
         if after.appended {
-            announce_new_rows(rt, announcement);
+            let last = newest_row(rt);
+            if let Some(text) = last.and_then(announcement_for) {
+                announcement.set(text.to_string());
+            }
+            // The reader's own message brings them to the end.
+            if last.is_some_and(is_own_pending) {
+                order.with_untracked(|o| list.try_update_value(|l| l.follow(o)));
+            }
         }
         let following = list.with_value(|l| l.following);
         let show_pill = !following && (after.appended || unseen.get_untracked());
@@ -180,23 +187,24 @@ pub fn Timeline() -> impl IntoView {
     }
 }
 
-/// Tells screen readers about a new message: the list itself is not a live
-/// region, since rows also mount while the reader scrolls.
-fn announce_new_rows(rt: Runtime, announcement: RwSignal<String>) {
-    let last = rt
-        .view
+fn newest_row(rt: Runtime) -> Option<RwSignal<Row>> {
+    rt.view
         .order
-        .with_untracked(|o| o.last().and_then(|k| rt.view.row(k)));
-    let text = last.and_then(|row| {
-        row.with_untracked(|r| match r.body {
-            RowBody::User(_) => Some("Message sent."),
-            RowBody::Assistant(_) => Some("New answer from the agent."),
-            RowBody::Commentary(_) | RowBody::Tool(_) => None,
-        })
-    });
-    if let Some(text) = text {
-        announcement.set(text.to_string());
-    }
+        .with_untracked(|o| o.last().and_then(|k| rt.view.row(k)))
+}
+
+/// What screen readers hear about a new row: the list itself is not a live
+/// region, since rows also mount while the reader scrolls.
+fn announcement_for(row: RwSignal<Row>) -> Option<&'static str> {
+    row.with_untracked(|r| match r.body {
+        RowBody::User(_) => Some("Message sent."),
+        RowBody::Assistant(_) => Some("New answer from the agent."),
+        RowBody::Commentary(_) | RowBody::Tool(_) => None,
+    })
+}
+
+fn is_own_pending(row: RwSignal<Row>) -> bool {
+    row.with_untracked(|r| matches!(&r.body, RowBody::User(u) if u.send == SendState::Pending))
 }
 
 #[component]

@@ -176,7 +176,7 @@ fn burst_frames(channel: &str, seq: u64) -> Vec<String> {
     let mut text = String::new();
     while burst.len() < 9_996 {
         let i = burst.len();
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             text.push_str(&format!("word{i} "));
             if text.len() > 4000 {
                 text = text[text.len() / 2..].to_string(); // snapshots may shrink

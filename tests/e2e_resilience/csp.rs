@@ -86,9 +86,9 @@ fn the_built_policy_is_strict() {
     }
 }
 
-/// The policy is in force from the start, and a full turn (reasoning,
-/// tools, commentary, streamed markdown, expanding cards, settings and
-/// theme changes) runs without one violation.
+/// The policy is in force from the start, and full turns (reasoning,
+/// tools, commentary, long streamed markdown with aligned tables, expanding
+/// cards, settings and theme changes) run without one violation.
 #[tokio::test]
 async fn a_full_turn_runs_under_the_policy_without_a_violation() {
     let app = App::start_with(GatewayOpts {
@@ -139,6 +139,13 @@ async fn a_full_turn_runs_under_the_policy_without_a_violation() {
     send(b, "/demo inline-reasoning").await;
     b.poll("the second answer", secs(60), || async {
         (b.count(".msg-assistant .msg-footer .model").await >= 2).then_some(())
+    })
+    .await;
+    wait_turn_over(b, secs(30)).await;
+    // Long markdown: aligned tables, code in many languages, nested lists.
+    send(b, "/demo long").await;
+    b.poll("the long answer", secs(60), || async {
+        (b.count(".msg-assistant .msg-footer .model").await >= 3).then_some(())
     })
     .await;
     wait_turn_over(b, secs(30)).await;

@@ -160,11 +160,11 @@ fn turn_frames(i: usize, v: &str, seq: &mut u64) -> Vec<Value> {
         json!({"type": "tool.progress", "channel_id": ch, "turn_id": turn, "index": 1, "name": v,
             "note": v}),
         json!({"type": "tool.end", "channel_id": ch, "turn_id": turn, "index": 1, "seq": next(),
-            "name": v, "ok": i % 2 == 0, "duration": 0.5, "output_preview": v, "output": v}),
+            "name": v, "ok": i.is_multiple_of(2), "duration": 0.5, "output_preview": v, "output": v}),
         json!({"type": "message.start", "channel_id": ch, "turn_id": turn,
             "message_id": format!("s{i}"), "role": "assistant", "ts": 1_700_000_000_002i64}),
     ];
-    let streamed = if i % 3 == 0 {
+    let streamed = if i.is_multiple_of(3) {
         inline_reasoning(v)
     } else {
         v.to_string()
@@ -183,7 +183,7 @@ fn turn_frames(i: usize, v: &str, seq: &mut u64) -> Vec<Value> {
     frames.push(
         json!({"type": "message.stop", "channel_id": ch, "turn_id": turn,
         "message_id": format!("s{i}"), "seq": next(), "final_text": streamed,
-        "reasoning": if i % 3 == 0 { Value::Null } else { json!(v) },
+        "reasoning": if i.is_multiple_of(3) { Value::Null } else { json!(v) },
         "model": short, "tokens": 7, "ts": 1_700_000_000_003i64}),
     );
     frames.push(json!({"type": "typing", "channel_id": ch, "on": false}));
@@ -461,7 +461,7 @@ async fn hostile_content_is_inert_everywhere_it_is_shown() {
             found.as_bool().unwrap_or(false).then_some(())
         })
         .await;
-    let _ = clicked;
+    clicked;
     b.poll(
         "the canary to see the image the reader loaded",
         secs(10),

@@ -135,6 +135,42 @@ async fn a_dropped_socket_mid_turn_resumes_live_and_ends_like_a_device_that_stay
     page.browser.close().await;
 }
 
+/// (a') The turn ends while the device is away: nothing live follows the
+/// reconnect, so only the gap fill after it can bring the final answer.
+#[tokio::test]
+async fn a_turn_that_ends_while_the_device_is_away_is_filled_in_after_the_reconnect() {
+    let gateway = Gateway::start(GatewayOpts {
+        demo_delay_ms: 50,
+        ..GatewayOpts::default()
+    });
+    let proxy = TcpProxy::start(gateway.addr()).await;
+    let page = Page::open(&proxy.ws_url(), "").await;
+    let a = &page.browser;
+    a.attach_log("gateway output", gateway.output_handle());
+    a.wait_for(CONNECTED, secs(20)).await;
+    let hash = start_turn(a, "/demo nostream").await;
+    wait_turn_over(a, secs(30)).await;
+    let stayed = page.second_browser(&gateway.ws_url(), &hash).await;
+    stayed.wait_for(CONNECTED, secs(20)).await;
+    // About 7 s of streaming.
+    send(a, "/demo long").await;
+    a.poll("the answer to start streaming", secs(30), || async {
+        streaming_len(a).await.filter(|n| *n > 0)
+    })
+    .await;
+    // Away until the turn is over on the device that stayed.
+    proxy.set_upstream(dead_addr());
+    proxy.cut_all();
+    wait_turn_over(&stayed, secs(60)).await;
+    proxy.set_upstream(gateway.addr());
+    a.wait_for(CONNECTED, secs(30)).await;
+    wait_turn_over(a, secs(30)).await;
+    assert_same_timeline(a, &stayed, "after a turn that ended while away").await;
+    assert_no_crash(a).await;
+    stayed.close().await;
+    page.browser.close().await;
+}
+
 /// (b) The gateway process is killed mid-turn and started again on the
 /// same data dir. The turn died with it: the app must not show it as
 /// running forever, every logged item is there once, and the next turn

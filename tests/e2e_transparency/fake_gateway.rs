@@ -2,10 +2,13 @@
 //! produce: long reasoning, a malformed inline reasoning prefix, tool calls
 //! whose preview differs from their command. Speaks just enough of protocol
 //! v1: `hello` → `ready`, `channel.list`, `history.get` (from a fixed log),
-//! `ping`, and `message.send` → echo + the scripted turn.
+//! `ping`, and `message.send` → echo + the scripted turn (after a slowed-down
+//! `channel.created` when the send auto-threads).
 //!
 //! The page is served by a [`StaticServer`] and pointed here with
 //! `?gateway=ws://…`.
+
+#![allow(dead_code)] // shared by the transparency and thread suites
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -17,6 +20,10 @@ use serde_json::{json, Value};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
+
+/// How long each step of an auto-thread takes here (send → `channel.created`
+/// → echo), so a test sees the pending bubble in each place.
+pub const AUTO_STEP_MS: u64 = 400;
 
 /// One step of a scripted turn.
 pub enum Step {
@@ -59,6 +66,7 @@ impl FakeGateway {
                     .map(|(k, v)| (k.clone(), v.len() as u64))
                     .collect(),
             ),
+            channels: Mutex::new(script.channels.clone()),
             script,
         });
         let task = tokio::spawn(async move {
@@ -82,6 +90,8 @@ impl FakeGateway {
 struct Shared {
     script: Script,
     seqs: Mutex<HashMap<String, u64>>,
+    /// The script's channels plus those minted by auto-threading.
+    channels: Mutex<Vec<Value>>,
 }
 
 impl Shared {
@@ -115,7 +125,7 @@ async fn serve(ws: tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>, st
         let Ok(frame) = serde_json::from_str::<Value>(text.as_str()) else {
             continue;
         };
-        let channels = state.script.channels.clone();
+        let channels = state.channels.lock().unwrap().clone();
         match frame["type"].as_str().unwrap_or_default() {
             "hello" => {
                 let _ = tx.send(json!({
@@ -151,18 +161,47 @@ async fn serve(ws: tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>, st
                 }));
             }
             "message.send" => {
-                let channel = frame["channel_id"].as_str().unwrap_or("c_fake").to_string();
-                let text = frame["text"].as_str().unwrap_or_default().to_string();
-                let seq = state.next_seq(&channel);
-                let _ = tx.send(json!({
-                    "type": "message", "channel_id": channel, "message_id": format!("u{seq}"),
-                    "seq": seq, "role": "user", "text": text.trim(), "ts": now_ms(),
-                    "client_msg_id": frame["client_msg_id"],
-                }));
+                let text = frame["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string();
+                let cmid = frame["client_msg_id"].clone();
+                // Auto-threading, slowed down so each step can be seen:
+                // the new channel after AUTO_STEP_MS, the echo after another.
+                let minted = match frame["channel_id"].as_str() {
+                    Some(_) => None,
+                    None => {
+                        let mut list = state.channels.lock().unwrap();
+                        let c = channel(&format!("c_auto{}", list.len() + 1), &text, 0);
+                        let mut c = c;
+                        c["auto"] = json!(true);
+                        list.push(c.clone());
+                        Some(c)
+                    }
+                };
+                let channel = match &minted {
+                    Some(c) => c["channel_id"].as_str().unwrap_or_default().to_string(),
+                    None => frame["channel_id"].as_str().unwrap_or_default().to_string(),
+                };
                 let steps = (state.script.turn)(&text);
                 let tx = tx.clone();
                 let state = state.clone();
                 tokio::spawn(async move {
+                    if let Some(c) = minted {
+                        tokio::time::sleep(Duration::from_millis(AUTO_STEP_MS)).await;
+                        let _ = tx.send(json!({
+                            "type": "channel.created", "channel": c, "auto": true,
+                            "client_msg_id": cmid,
+                        }));
+                        tokio::time::sleep(Duration::from_millis(AUTO_STEP_MS)).await;
+                    }
+                    let seq = state.next_seq(&channel);
+                    let _ = tx.send(json!({
+                        "type": "message", "channel_id": channel, "message_id": format!("u{seq}"),
+                        "seq": seq, "role": "user", "text": text, "ts": now_ms(),
+                        "client_msg_id": cmid,
+                    }));
                     for step in steps {
                         match step {
                             Step::Pause(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,

@@ -67,7 +67,9 @@ async fn progress_mode(b: &Browser) {
 fn progress_draft_appears_at_the_second_work_event_and_gives_way_to_the_answer() {
     run(|| async {
         let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 30,
+            // Beats 5 steps (250 ms) apart: the state after the first is
+            // seen even when the machine is busy.
+            demo_delay_ms: 50,
             ..GatewayOpts::default()
         })
         .await;

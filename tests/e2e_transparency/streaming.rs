@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::common::*;
-use crate::support::{App, GatewayOpts};
+use crate::support::{secs, App, Browser, GatewayOpts};
 
 /// A plain message gets the demo's default answer: heading, quote,
 /// paragraphs, a list, a code block and a table, in ≥ 12 snapshots.
@@ -31,17 +31,21 @@ walk(body);
 return Array.from(ends);
 "#;
 
-async fn streamed_answer(opts_delay: u64, mode: Option<&str>) -> (App, Vec<Value>, String) {
-    let app = App::start_with(GatewayOpts {
-        demo_delay_ms: opts_delay,
-        ..GatewayOpts::default()
+/// The text of the thread's last answer.
+const LAST_ANSWER: &str = "const a = document.querySelectorAll('.msg-assistant .msg-body'); \
+                           return a.length ? a[a.length - 1].textContent : null;";
+
+/// Sends [`PLAIN`] in a new thread under streaming `mode`; returns every
+/// recorded state of the turn and the final answer's text.
+async fn streamed_answer(b: &Browser, mode: &str) -> (Vec<Value>, String) {
+    with_settings(b, |b| async move {
+        choose(b, "streaming", mode).await;
     })
     .await;
-    let b = &app.browser;
-    connected(b).await;
-    if let Some(mode) = mode {
-        with_settings(b, |b| async move {
-            choose(b, "streaming", mode).await;
+    if hash_channel(b).await.is_some() {
+        b.click("[data-testid=new-thread]").await;
+        b.poll("the new-thread pane", secs(5), || async {
+            hash_channel(b).await.is_none().then_some(())
         })
         .await;
     }
@@ -50,148 +54,153 @@ async fn streamed_answer(opts_delay: u64, mode: Option<&str>) -> (App, Vec<Value
     wait_answers(b, 1).await;
     let recs = records(b).await;
     let final_text = b.text_of(".msg-assistant .msg-body").await;
-    (app, recs, final_text)
+    (recs, final_text)
 }
 
+/// Off, Partial and Block, each in its own thread of one session.
 #[test]
-fn streaming_off_shows_only_the_whole_answer() {
+fn streaming_off_partial_and_block_each_show_the_answer_their_way() {
     run(|| async {
-        let (app, recs, final_text) = streamed_answer(15, Some("off")).await;
+        let app = App::start_with(GatewayOpts {
+            demo_delay_ms: 25,
+            ..GatewayOpts::default()
+        })
+        .await;
         let b = &app.browser;
-        if recs.iter().any(|r| r["streamingVisible"] == true) {
-            b.fail("with streaming Off a streaming bubble was visible")
-                .await;
-        }
-        // The turn did stream (hidden): otherwise this test proves nothing.
-        if !recs.iter().any(|r| r["streamingAny"] == true) {
-            b.fail("the answer never streamed, so Off was not put to the test")
-                .await;
-        }
-        // An empty body is the bubble between its mount and its markdown
-        // effect (one microtask, never painted): not a partial answer.
-        let shown: Vec<&str> = recs
-            .iter()
-            .filter_map(|r| r["answer"].as_str())
-            .filter(|t| !t.trim().is_empty())
-            .collect();
-        let partial: Vec<&&str> = shown.iter().filter(|t| **t != final_text).collect();
-        if shown.is_empty() || !partial.is_empty() {
-            b.fail(&format!(
-                "with streaming Off the answer must appear whole; partial texts shown:\n{}",
-                show(&partial)
-            ))
-            .await;
-        }
-        if !final_text.contains("You said") {
-            b.fail(&format!("unexpected final answer: {final_text:?}"))
-                .await;
-        }
+        connected(b).await;
+        streaming_off(b).await;
+        streaming_partial(b).await;
+        streaming_block(b).await;
         app.assert_no_console_errors().await;
         app.close().await;
     })
 }
 
-#[test]
-fn streaming_partial_shows_the_text_growing() {
-    run(|| async {
-        let (app, recs, final_text) = streamed_answer(25, None).await;
-        let b = &app.browser;
-        let lens: Vec<usize> = recs
-            .iter()
-            .filter(|r| r["answerStreaming"] == true && r["streamingVisible"] == true)
-            .filter_map(|r| r["answer"].as_str())
-            .map(|t| squash(t).chars().count())
-            .collect();
-        let distinct: BTreeSet<usize> = lens.iter().copied().collect();
-        if distinct.len() < 4 {
-            b.fail(&format!(
-                "with streaming Partial the visible answer should grow through several states, saw lengths {lens:?}"
-            ))
+/// Off: no streaming bubble is ever visible; the answer appears whole.
+async fn streaming_off(b: &Browser) {
+    let (recs, final_text) = streamed_answer(b, "off").await;
+    if recs.iter().any(|r| r["streamingVisible"] == true) {
+        b.fail("with streaming Off a streaming bubble was visible")
             .await;
-        }
-        // Growth: never a big step back (a rewrite of `**bold` may shrink by
-        // its marks, nothing more).
-        for w in lens.windows(2) {
-            if w[1] + 4 < w[0] {
-                b.fail(&format!("the partial answer shrank: {lens:?}"))
-                    .await;
-            }
-        }
-        // Partial shows text mid-block, unlike Block (this guards the Block
-        // test's check against passing trivially).
-        let ends: BTreeSet<usize> =
-            serde_json::from_value(b.js(BLOCK_ENDS, vec![]).await).unwrap_or_default();
-        if lens.iter().all(|l| ends.contains(l)) {
-            b.fail(&format!(
-                "every partial state ended at a block boundary ({lens:?} ⊂ {ends:?}): cannot tell Partial from Block"
-            ))
+    }
+    // The turn did stream (hidden): otherwise this test proves nothing.
+    if !recs.iter().any(|r| r["streamingAny"] == true) {
+        b.fail("the answer never streamed, so Off was not put to the test")
             .await;
-        }
-        if squash(&final_text).chars().count() <= *distinct.iter().next().unwrap_or(&0) {
-            b.fail("the final answer is not longer than the first partial state")
+    }
+    // An empty body is the bubble between its mount and its markdown
+    // effect (one microtask, never painted): not a partial answer.
+    let shown: Vec<&str> = recs
+        .iter()
+        .filter_map(|r| r["answer"].as_str())
+        .filter(|t| !t.trim().is_empty())
+        .collect();
+    let partial: Vec<&&str> = shown.iter().filter(|t| **t != final_text).collect();
+    if shown.is_empty() || !partial.is_empty() {
+        b.fail(&format!(
+            "with streaming Off the answer must appear whole; partial texts shown:\n{}",
+            show(&partial)
+        ))
+        .await;
+    }
+    if !final_text.contains("You said") {
+        b.fail(&format!("unexpected final answer: {final_text:?}"))
+            .await;
+    }
+}
+
+/// Partial: the visible text grows while it streams.
+async fn streaming_partial(b: &Browser) {
+    let (recs, final_text) = streamed_answer(b, "partial").await;
+    let lens: Vec<usize> = recs
+        .iter()
+        .filter(|r| r["answerStreaming"] == true && r["streamingVisible"] == true)
+        .filter_map(|r| r["answer"].as_str())
+        .map(|t| squash(t).chars().count())
+        .collect();
+    let distinct: BTreeSet<usize> = lens.iter().copied().collect();
+    if distinct.len() < 4 {
+        b.fail(&format!(
+            "with streaming Partial the visible answer should grow through several states, saw lengths {lens:?}"
+        ))
+        .await;
+    }
+    // Growth: never a big step back (a rewrite of `**bold` may shrink by
+    // its marks, nothing more).
+    for w in lens.windows(2) {
+        if w[1] + 4 < w[0] {
+            b.fail(&format!("the partial answer shrank: {lens:?}"))
                 .await;
         }
-        app.assert_no_console_errors().await;
-        app.close().await;
-    })
+    }
+    // Partial shows text mid-block, unlike Block (this guards the Block
+    // test's check against passing trivially).
+    let ends: BTreeSet<usize> =
+        serde_json::from_value(b.js(BLOCK_ENDS, vec![]).await).unwrap_or_default();
+    if lens.iter().all(|l| ends.contains(l)) {
+        b.fail(&format!(
+            "every partial state ended at a block boundary ({lens:?} ⊂ {ends:?}): cannot tell Partial from Block"
+        ))
+        .await;
+    }
+    if squash(&final_text).chars().count() <= *distinct.iter().next().unwrap_or(&0) {
+        b.fail("the final answer is not longer than the first partial state")
+            .await;
+    }
+}
+
+/// Block: the visible text only ever ends at a block boundary of the final
+/// answer (paragraph, list item, heading, code block, table).
+async fn streaming_block(b: &Browser) {
+    let (recs, final_text) = streamed_answer(b, "block").await;
+    let ends: BTreeSet<usize> =
+        serde_json::from_value(b.js(BLOCK_ENDS, vec![]).await).unwrap_or_default();
+    let full = squash(&final_text);
+    let states: Vec<String> = recs
+        .iter()
+        .filter(|r| r["answerStreaming"] == true && r["streamingVisible"] == true)
+        .filter_map(|r| r["answer"].as_str())
+        .map(squash)
+        .collect();
+    let bad: Vec<(usize, String)> = states
+        .iter()
+        .filter(|s| !(full.starts_with(s.as_str()) && ends.contains(&s.chars().count())))
+        .map(|s| {
+            (
+                s.chars().count(),
+                s.chars()
+                    .rev()
+                    .take(40)
+                    .collect::<String>()
+                    .chars()
+                    .rev()
+                    .collect(),
+            )
+        })
+        .collect();
+    if !bad.is_empty() {
+        b.fail(&format!(
+            "with streaming Block the visible text must end at a block boundary of the final answer \
+             (block ends at {ends:?}); these states did not (length, tail):\n{}",
+            show(&bad)
+        ))
+        .await;
+    }
+    let distinct: BTreeSet<usize> = states
+        .iter()
+        .map(|s| s.chars().count())
+        .filter(|l| *l > 0)
+        .collect();
+    if distinct.len() < 2 {
+        b.fail(&format!(
+            "with streaming Block the answer should advance block by block, saw only lengths {distinct:?}"
+        ))
+        .await;
+    }
 }
 
 #[test]
-fn streaming_block_advances_only_at_block_boundaries() {
-    run(|| async {
-        let (app, recs, final_text) = streamed_answer(25, Some("block")).await;
-        let b = &app.browser;
-        let ends: BTreeSet<usize> =
-            serde_json::from_value(b.js(BLOCK_ENDS, vec![]).await).unwrap_or_default();
-        let full = squash(&final_text);
-        let states: Vec<String> = recs
-            .iter()
-            .filter(|r| r["answerStreaming"] == true && r["streamingVisible"] == true)
-            .filter_map(|r| r["answer"].as_str())
-            .map(squash)
-            .collect();
-        let bad: Vec<(usize, String)> = states
-            .iter()
-            .filter(|s| !(full.starts_with(s.as_str()) && ends.contains(&s.chars().count())))
-            .map(|s| {
-                (
-                    s.chars().count(),
-                    s.chars()
-                        .rev()
-                        .take(40)
-                        .collect::<String>()
-                        .chars()
-                        .rev()
-                        .collect(),
-                )
-            })
-            .collect();
-        if !bad.is_empty() {
-            b.fail(&format!(
-                "with streaming Block the visible text must end at a block boundary of the final answer \
-                 (block ends at {ends:?}); these states did not (length, tail):\n{}",
-                show(&bad)
-            ))
-            .await;
-        }
-        let distinct: BTreeSet<usize> = states
-            .iter()
-            .map(|s| s.chars().count())
-            .filter(|l| *l > 0)
-            .collect();
-        if distinct.len() < 2 {
-            b.fail(&format!(
-                "with streaming Block the answer should advance block by block, saw only lengths {distinct:?}"
-            ))
-            .await;
-        }
-        app.assert_no_console_errors().await;
-        app.close().await;
-    })
-}
-
-#[test]
-fn commentary_is_dimmed_without_footer_and_typing_comes_and_goes() {
+fn commentary_typing_footer_and_an_unstreamed_answer() {
     run(|| async {
         let app = App::start_with(GatewayOpts {
             demo_delay_ms: 20,
@@ -275,35 +284,29 @@ fn commentary_is_dimmed_without_footer_and_typing_comes_and_goes() {
         {
             b.fail("a streaming answer shows a footer").await;
         }
-        app.assert_no_console_errors().await;
-        app.close().await;
-    })
-}
-
-#[test]
-fn a_nostream_turn_shows_one_final_message() {
-    run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 20,
-            ..GatewayOpts::default()
-        })
-        .await;
-        let b = &app.browser;
-        connected(b).await;
+        // Then an unstreamed answer: one final `message`, never a streaming
+        // bubble.
+        scroll_to_end(b).await;
+        let before = b.js(LAST_ANSWER, vec![]).await;
         start_recorder(b).await;
-        send_new_thread(b, "/demo nostream").await;
-        wait_answers(b, 1).await;
+        send(b, "/demo nostream").await;
+        wait_answers(b, 2).await;
         let recs = records(b).await;
         if recs.iter().any(|r| r["streamingAny"] == true) {
             b.fail("a /demo nostream turn showed a streaming bubble")
                 .await;
         }
-        let final_text = b.text_of(".msg-assistant .msg-body").await;
+        let final_text = b
+            .js(LAST_ANSWER, vec![])
+            .await
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         let partial: Vec<&str> = recs
             .iter()
             .filter_map(|r| r["answer"].as_str())
             // (empty: mounted, markdown not yet in; never painted)
-            .filter(|t| !t.trim().is_empty() && *t != final_text)
+            .filter(|t| !t.trim().is_empty() && *t != final_text && *t != before)
             .collect();
         if !partial.is_empty() || !final_text.contains("You said") {
             b.fail(&format!(
@@ -311,10 +314,10 @@ fn a_nostream_turn_shows_one_final_message() {
             ))
             .await;
         }
-        if b.count(".msg-assistant").await != 1
+        if count_answers(b).await != 2
             || b.text_of(".msg-assistant .msg-footer .model").await != "aria-demo"
         {
-            b.fail("expected exactly one answer with a footer naming aria-demo")
+            b.fail("expected a second answer, with a footer naming aria-demo")
                 .await;
         }
         app.assert_no_console_errors().await;

@@ -115,7 +115,7 @@ fn tag_problem(tag: &str) -> Option<String> {
             "input" => &["disabled", "type", "checked"],
             "code" => &["class"],
             "ol" => &["start"],
-            "th" | "td" => &["style"],
+            "th" | "td" => &["class"],
             _ => &[],
         };
         if !allowed.contains(&key) {
@@ -125,6 +125,9 @@ fn tag_problem(tag: &str) -> Option<String> {
         let ok = match key {
             "href" => url_scheme_ok(&value, &["http", "https", "mailto"], true),
             "data-src" => url_scheme_ok(&value, &["http", "https"], false),
+            "class" if name == "th" || name == "td" => {
+                ["align-left", "align-center", "align-right"].contains(&value.as_str())
+            }
             "class" => {
                 value == "md-img"
                     || value.strip_prefix("language-").is_some_and(|l| {
@@ -132,9 +135,6 @@ fn tag_problem(tag: &str) -> Option<String> {
                             .all(|c| c.is_ascii_alphanumeric() || "_+-".contains(c))
                     })
             }
-            "style" => ["left", "center", "right"]
-                .iter()
-                .any(|a| value == format!("text-align: {a}")),
             "rel" => value == "noopener noreferrer",
             "target" => value == "_blank",
             "type" => value == "button" || value == "checkbox",
@@ -290,16 +290,28 @@ fn commonmark_basics_render() {
 
 #[test]
 fn tables_render() {
-    let html = assert_safe("| a | b |\n|:--|--:|\n| 1 | 2 |");
+    let html = assert_safe("| a | b | c |\n|:--|--:|:-:|\n| 1 | 2 | 3 |\n| 4 |");
     assert!(html.contains("<table>"), "{html}");
-    assert!(
-        html.contains("<th style=\"text-align: left\">a</th>"),
-        "{html}"
-    );
-    assert!(
-        html.contains("<td style=\"text-align: right\">2</td>"),
-        "{html}"
-    );
+    assert!(html.contains("<th class=\"align-left\">a</th>"), "{html}");
+    assert!(html.contains("<th class=\"align-center\">c</th>"), "{html}");
+    assert!(html.contains("<td class=\"align-right\">2</td>"), "{html}");
+    assert!(html.contains("<td class=\"align-left\">4</td>"), "{html}");
+    assert_eq!(html.matches("<td").count(), html.matches("</td>").count());
+}
+
+/// The CSP (`style-src 'self'`) refuses inline styles: none may be emitted,
+/// alignment included.
+#[test]
+fn no_inline_style_is_emitted() {
+    for md in [
+        "| a | b |\n|:--|--:|\n| 1 | 2 |",
+        "| a |\n|:-:|\n| x |\n\n| b |\n|--:|\n| y |",
+        "> | q |\n> |:-:|\n> | 1 |",
+        "- | l |\n  |:-|\n  | 1 |",
+    ] {
+        let html = assert_safe(md);
+        assert!(!html.contains("style"), "{md:?} → {html}");
+    }
 }
 
 #[test]

@@ -247,6 +247,11 @@ impl VirtualList {
         }
         self.set_spacers();
         self.restore();
+        if self.anchor.is_none() && !self.following {
+            // After a jump no mounted row was on screen to anchor to; the
+            // rows mounted for the new place are.
+            self.anchor = self.top_row();
+        }
         // Layout is clean here: `restore` read it after the last write.
         self.read_metrics();
         let m = self.metrics;
@@ -372,16 +377,20 @@ impl VirtualList {
         };
     }
 
-    /// The first mounted row whose bottom is below the top of the screen.
+    /// The first mounted row on screen (its bottom below the top of the
+    /// screen, its top above the bottom); none after a jump past the rows.
     fn top_row(&self) -> Option<Anchor> {
         let dom = self.dom.as_ref()?;
-        let top = dom.scroller.get_bounding_client_rect().top();
+        let screen = dom.scroller.get_bounding_client_rect();
         self.window_keys.with_untracked(|keys| {
             keys.iter().find_map(|key| {
                 let rect = self.elements.get(key)?.get_bounding_client_rect();
-                (rect.bottom() > top && rect.height() > 0.0).then(|| Anchor {
+                let on_screen = rect.bottom() > screen.top()
+                    && rect.top() < screen.bottom()
+                    && rect.height() > 0.0;
+                on_screen.then(|| Anchor {
                     key: key.clone(),
-                    offset: rect.top() - top,
+                    offset: rect.top() - screen.top(),
                 })
             })
         })
