@@ -14,5 +14,4 @@ mod support;
 mod e2e {
     mod chat;
     mod harness;
-    mod timeline;
 }

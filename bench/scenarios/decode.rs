@@ -5,42 +5,60 @@
 use serde_json::{json, Value};
 
 use super::{Sizes, Urls};
+use crate::measure::median;
 use crate::page::Page;
 use crate::report::{Report, Target};
 
 const SCENARIO: &str = "Decode + apply";
-/// A channel of its own, so the replay does not touch what is on screen.
+/// Channels of their own, so the replay does not touch what is on screen.
 const CHANNEL: &str = "c_bench_decode";
+const WARMUP: &str = "c_bench_warmup";
+/// Turns replayed before measuring.
+const WARMUP_TURNS: usize = 1000;
 /// Turns per round trip to the page.
 const TURNS_PER_CALL: usize = 250;
 
 pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report) {
     page.open(&urls.with("", "")).await;
-    replay(page, &[channel_created()]).await;
-    let mut frames = 0.0;
-    let mut ms = 0.0;
+    // A first pass on a channel of its own lets V8 tier the wasm up to
+    // optimized code, as it is in a page that has been open for a while.
+    replay(page, &[channel_created(WARMUP, "Decode warm-up")]).await;
     let mut seq = 0;
-    let mut bytes = 0;
-    let mut count = 0;
-    for chunk in 0..sizes.decode_turns.div_ceil(TURNS_PER_CALL) {
-        let first = chunk * TURNS_PER_CALL;
-        let last = (first + TURNS_PER_CALL).min(sizes.decode_turns);
-        let texts: Vec<String> = (first..last)
-            .flat_map(|t| turn(t, &mut seq))
-            .map(|f| f.to_string())
-            .collect();
-        bytes += texts.iter().map(String::len).sum::<usize>();
+    for turn_range in chunks(WARMUP_TURNS.min(sizes.decode_turns)) {
+        let texts = turn_frames(WARMUP, turn_range, &mut seq);
+        replay(page, &texts).await;
+    }
+
+    replay(page, &[channel_created(CHANNEL, "Decode benchmark")]).await;
+    let mut seq = 0;
+    let mut per_chunk = Vec::new();
+    let (mut frames, mut ms, mut bytes, mut count) = (0.0, 0.0, 0, 0);
+    for turn_range in chunks(sizes.decode_turns) {
+        let texts = turn_frames(CHANNEL, turn_range, &mut seq);
+        bytes += texts.iter().map(|t| t.as_str().map_or(0, str::len)).sum::<usize>();
         count += texts.len();
-        let r = replay(page, &texts.iter().map(|t| json!(t)).collect::<Vec<_>>()).await;
-        frames += r["frames"].as_f64().unwrap_or(f64::NAN);
-        ms += r["ms"].as_f64().unwrap_or(f64::NAN);
+        let r = replay(page, &texts).await;
+        let (f, t) = (
+            r["frames"].as_f64().unwrap_or(f64::NAN),
+            r["ms"].as_f64().unwrap_or(f64::NAN),
+        );
+        per_chunk.push(f / (t / 1000.0));
+        frames += f;
+        ms += t;
     }
     report.metric(
         SCENARIO,
-        "typical frames per second",
-        frames / (ms / 1000.0),
+        "typical frames per second (median of chunks)",
+        median(&per_chunk),
         "frames/s",
         Some(Target::AtLeast(100_000.0)),
+    );
+    report.metric(
+        SCENARIO,
+        "typical frames per second (all chunks)",
+        frames / (ms / 1000.0),
+        "frames/s",
+        None,
     );
     report.check(
         SCENARIO,
@@ -61,12 +79,25 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
     report.note(
         SCENARIO,
         format!(
-            "{count} frames of {} turns (user message, typing, tool start/progress/end, commentary, a streamed answer of 3 snapshots), {:.0} bytes each on average, {:.1} ms in the handler",
+            "{count} frames of {} turns (user message, typing, tool start/progress/end, commentary, a streamed answer of 3 snapshots) in chunks of {TURNS_PER_CALL} turns, after a warm-up of {WARMUP_TURNS} turns; {:.0} bytes each on average, {ms:.1} ms in the handler; chunk throughputs {:.0?}",
             sizes.decode_turns,
             bytes as f64 / count.max(1) as f64,
-            ms
+            per_chunk
         ),
     );
+}
+
+/// The turns in calls of [`TURNS_PER_CALL`].
+fn chunks(turns: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    (0..turns.div_ceil(TURNS_PER_CALL))
+        .map(move |c| c * TURNS_PER_CALL..((c + 1) * TURNS_PER_CALL).min(turns))
+}
+
+fn turn_frames(channel: &str, turns: std::ops::Range<usize>, seq: &mut u64) -> Vec<Value> {
+    turns
+        .flat_map(|t| turn(channel, t, seq))
+        .map(|f| json!(f.to_string()))
+        .collect()
 }
 
 async fn replay(page: &Page<'_>, frames: &[Value]) -> Value {
@@ -79,11 +110,11 @@ async fn replay(page: &Page<'_>, frames: &[Value]) -> Value {
     .await
 }
 
-fn channel_created() -> Value {
+fn channel_created(channel: &str, title: &str) -> Value {
     json!({
         "type": "channel.created",
         "channel": {
-            "channel_id": CHANNEL, "title": "Decode benchmark", "created_at": 1,
+            "channel_id": channel, "title": title, "created_at": 1,
             "updated_at": 1, "auto": false, "last_seq": 0
         },
         "auto": false
@@ -91,7 +122,7 @@ fn channel_created() -> Value {
 }
 
 /// One typical turn: 12 frames, 4 of them logged with consecutive seqs.
-fn turn(t: usize, seq: &mut u64) -> Vec<Value> {
+fn turn(c: &str, t: usize, seq: &mut u64) -> Vec<Value> {
     let mut next = || {
         *seq += 1;
         *seq
@@ -100,7 +131,6 @@ fn turn(t: usize, seq: &mut u64) -> Vec<Value> {
     let msg = format!("msg_{t}");
     let answer =
         "The repository has **three** crates: `protocol`, the gateway and the web client. ";
-    let c = CHANNEL;
     vec![
         json!({"type": "message", "channel_id": c, "message_id": format!("user_{t}"), "seq": next(),
                "role": "user", "text": format!("Please summarize module {t} and list its public functions."),

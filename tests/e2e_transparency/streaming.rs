@@ -374,31 +374,15 @@ fn a_long_answer_renders_headings_code_tables_and_lists() {
                 .await;
             }
         }
-        // Aligned table columns currently log CSP errors: checked (and
-        // ignored until fixed) by the test below; anything else fails here.
-        let errors: Vec<String> = b
-            .console_errors()
-            .await
-            .into_iter()
-            .filter(|e| !is_inline_style_csp(&e.message))
-            .map(|e| e.to_string())
-            .collect();
-        if !errors.is_empty() {
-            b.fail(&format!("console errors:\n{}", show(&errors))).await;
-        }
+        app.assert_no_console_errors().await;
         app.close().await;
     })
 }
 
-fn is_inline_style_csp(message: &str) -> bool {
-    message.contains("Applying inline style violates") && message.contains("style-src")
-}
-
-/// Bug (src/render/markdown.rs): table cells of aligned columns (`|---:|`)
-/// get `style="text-align: …"`, which index.html's CSP (`style-src 'self'`)
-/// blocks: the alignment is lost and every such cell logs a console error.
+/// Aligned table columns (`|---:|`) are aligned by class: pulldown-cmark's
+/// inline `style` would be refused by the CSP (`style-src 'self'`), losing
+/// the alignment and logging an error per cell.
 #[test]
-#[ignore = "bug in src/render/markdown.rs: aligned table cells use inline style, blocked by the CSP (reported)"]
 fn aligned_table_columns_render_without_csp_violations() {
     run(|| async {
         let app = App::start_with(GatewayOpts {
