@@ -35,7 +35,10 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
     let (mut frames, mut ms, mut bytes, mut count) = (0.0, 0.0, 0, 0);
     for turn_range in chunks(sizes.decode_turns) {
         let texts = turn_frames(CHANNEL, turn_range, &mut seq);
-        bytes += texts.iter().map(|t| t.as_str().map_or(0, str::len)).sum::<usize>();
+        bytes += texts
+            .iter()
+            .map(|t| t.as_str().map_or(0, str::len))
+            .sum::<usize>();
         count += texts.len();
         let r = replay(page, &texts).await;
         let (f, t) = (

@@ -470,3 +470,6 @@ fn turn_view(c: &ChannelState, t: &Turn) -> TurnView {
         events,
     }
 }
+
+#[cfg(test)]
+mod tests;
