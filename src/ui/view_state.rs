@@ -191,26 +191,24 @@ impl ViewState {
             self.sync_order(store, &active, reset);
         }
         if turn || order {
-            self.turn.set(
-                store
-                    .channel(&active)
-                    .and_then(|c| c.turn.as_ref().map(|t| turn_view(c, t))),
-            );
+            let turn = store
+                .channel(&active)
+                .and_then(|c| c.turn.as_ref().map(|t| turn_view(c, t)));
+            set_if_changed(self.turn, turn);
         }
         if channels {
-            self.channels.set(store.channels().map(summary).collect());
-            self.paging.set(
-                store
-                    .channel(&active)
-                    .map(|c| PagingView {
-                        loaded: c.loaded,
-                        has_older: c.has_older,
-                        loading: c.loading_older(),
-                    })
-                    .unwrap_or_default(),
-            );
+            set_if_changed(self.channels, store.channels().map(summary).collect());
+            let paging = store
+                .channel(&active)
+                .map(|c| PagingView {
+                    loaded: c.loaded,
+                    has_older: c.has_older,
+                    loading: c.loading_older(),
+                })
+                .unwrap_or_default();
+            set_if_changed(self.paging, paging);
         }
-        self.outbox_len.set(store.outbox().len());
+        set_if_changed(self.outbox_len, store.outbox().len());
     }
 
     /// Brings `order`, the row signals and `turn_work` up to date after
@@ -374,6 +372,15 @@ impl ViewState {
         {
             sig.dispose();
         }
+    }
+}
+
+/// Sets `signal` only when the value differs: a burst of frames that
+/// changes nothing visible (a flood's per-item bookkeeping) then wakes no
+/// component.
+fn set_if_changed<T: PartialEq + Send + Sync + 'static>(signal: RwSignal<T>, value: T) {
+    if signal.with_untracked(|old| *old != value) {
+        signal.set(value);
     }
 }
 

@@ -131,25 +131,24 @@ async fn a_full_turn_runs_under_the_policy_without_a_violation() {
     b.js("window.__ariaCspViolations.length = 0;", vec![]).await;
     let logged_before = b.console_logs().await.len();
 
-    // A full turn, and a tour of the UI around it.
-    send(b, "/demo all").await;
-    b.wait_for(".msg-assistant .msg-footer .model", secs(60))
-        .await;
+    // Full turns, and a tour of the UI around them. Long markdown first:
+    // aligned tables, code in many languages, nested lists.
+    send(b, "/demo long").await;
+    b.wait_for(".msg-assistant .msg-footer .model", secs(60)).await;
     wait_turn_over(b, secs(30)).await;
-    send(b, "/demo inline-reasoning").await;
-    b.poll("the second answer", secs(60), || async {
+    send(b, "/demo all").await;
+    b.poll("the tools answer", secs(60), || async {
         (b.count(".msg-assistant .msg-footer .model").await >= 2).then_some(())
     })
     .await;
     wait_turn_over(b, secs(30)).await;
-    // Long markdown: aligned tables, code in many languages, nested lists.
-    send(b, "/demo long").await;
-    b.poll("the long answer", secs(60), || async {
+    b.click(".tool-card .tool-line").await;
+    send(b, "/demo inline-reasoning").await;
+    b.poll("the inline reasoning answer", secs(60), || async {
         (b.count(".msg-assistant .msg-footer .model").await >= 3).then_some(())
     })
     .await;
     wait_turn_over(b, secs(30)).await;
-    b.click(".tool-card .tool-line").await;
     b.click(".reasoning-toggle").await;
     b.click("[data-testid=open-settings]").await;
     for theme in ["dark", "light", "system"] {

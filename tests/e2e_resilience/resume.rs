@@ -268,8 +268,10 @@ async fn a_gateway_killed_mid_turn_and_restarted_loses_nothing_logged() {
 /// and ends equal to a device that stayed.
 #[tokio::test]
 async fn a_page_reloaded_mid_turn_shows_it_live_and_ends_like_a_device_that_stayed() {
+    // Slow enough that the long tool call (30 steps) and the answer (22
+    // snapshots) outlast a reload on a busy machine.
     let gateway = Gateway::start(GatewayOpts {
-        demo_delay_ms: 150,
+        demo_delay_ms: 300,
         ..GatewayOpts::default()
     });
     let page = Page::open(&gateway.ws_url(), "").await;
