@@ -210,36 +210,39 @@
       lostAnchor: 0,
       topSeq: null,
       anchor: null,
+      rows: null,
     };
   };
 
   const scrollStep = (s) => {
     const scroller = document.querySelector("[data-testid=timeline]");
     if (!scroller) return;
-    const top = scroller.getBoundingClientRect().top;
-    const rows = scroller.querySelectorAll(".row");
-    s.maxRows = Math.max(s.maxRows, rows.length);
+    // Kept cheap (a hit test, a few rects): it runs between frames and would
+    // otherwise slow down the very scrolling it measures.
+    s.rows = s.rows || scroller.getElementsByClassName("row");
+    s.maxRows = Math.max(s.maxRows, s.rows.length);
+    const box = scroller.getBoundingClientRect();
+    const top = box.top;
     if (s.anchor) {
-      const el = scroller.querySelector(`.row[data-key="${CSS.escape(s.anchor.key)}"]`);
-      if (el) {
-        const drift = Math.abs(el.getBoundingClientRect().top - top - s.anchor.expected);
+      if (s.anchor.el.isConnected) {
+        const drift = Math.abs(s.anchor.el.getBoundingClientRect().top - top - s.anchor.expected);
         s.maxDrift = Math.max(s.maxDrift, drift);
         if (drift > 1) s.driftFrames += 1;
       } else {
         s.lostAnchor += 1;
       }
     }
-    let first = null;
-    let firstTop = 0;
-    for (const row of rows) {
-      const box = row.getBoundingClientRect();
-      if (box.bottom > top + 1 && box.top < top + scroller.clientHeight && box.height > 0) {
-        first = row;
-        firstTop = box.top - top;
-        break;
-      }
+    // The row at the top of the screen: the element just inside its top edge.
+    const hit = document.elementFromPoint(box.left + box.width / 2, top + 2);
+    let first = hit && hit.closest(".row");
+    if (!first || !scroller.contains(first)) {
+      first = Array.from(s.rows).find((row) => {
+        const r = row.getBoundingClientRect();
+        return r.bottom > top + 1 && r.top < top + scroller.clientHeight && r.height > 0;
+      });
     }
     if (!first) return;
+    const firstTop = first.getBoundingClientRect().top - top;
     const seq = Number(first.dataset.seq);
     if (Number.isFinite(seq)) s.topSeq = s.topSeq === null ? seq : Math.min(s.topSeq, seq);
     if ((s.topSeq !== null && s.newestSeq - s.topSeq >= s.items) || now() > s.deadline) {
@@ -252,7 +255,7 @@
     scroller.scrollTop = before - s.px;
     const after = scroller.scrollTop;
     s.steps += 1;
-    s.anchor = { key: first.dataset.key, expected: firstTop + (before - after) };
+    s.anchor = { el: first, expected: firstTop + (before - after) };
   };
 
   // Walks the open thread from the bottom to the top, a screen per frame,

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::{Sizes, Urls};
+use crate::cdp::{self, MainThread};
 use crate::measure::{median, percentile};
 use crate::page::Page;
 use crate::report::{Report, Target};
@@ -17,8 +18,10 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
     let calls = sizes.flood_calls;
     page.open(&urls.with("", "")).await;
     let t0 = page.now().await;
+    let before = cdp::metrics(page.b).await;
     page.send(&format!("/demo flood {calls}")).await;
     page.wait_message("message.stop", t0, secs(180)).await;
+    let main = MainThread::between(&before, &cdp::metrics(page.b).await);
     let all = page.collect(t0).await;
     let start = all.first("tool.start").unwrap_or(t0);
     let w = all.window(start, all.now);
@@ -64,7 +67,8 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
     report.note(
         SCENARIO,
         format!(
-            "{} tool frames handled from the socket: p50 {:.3} ms each, mean {:.3} ms ({:.0} frames/s through the live WebSocket handler){}",
+            "{}; {} tool frames handled from the socket: p50 {:.3} ms each, mean {:.3} ms ({:.0} frames/s through the live WebSocket handler){}",
+            main.describe(),
             tool_frames.len(),
             median(&tool_frames),
             per_frame,

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use super::{Sizes, Urls};
+use crate::cdp::{self, MainThread};
 use crate::measure::{max, median, percentile, Collected};
 use crate::page::Page;
 use crate::report::{Report, Target};
@@ -27,6 +28,8 @@ struct StreamRun {
     missed_frames: u64,
     frames: usize,
     worst: Option<String>,
+    /// Main-thread CPU and busy time over the whole stream (CDP).
+    main: MainThread,
     /// `textContent` length of the finished answer.
     text_len: usize,
     streaming_left: bool,
@@ -85,6 +88,13 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
         );
         report.metric(scenario, "frames missed", r.missed_frames as f64, "", None);
         report.metric(scenario, "main thread, whole stream", r.busy_ms, "ms", None);
+        report.metric(
+            scenario,
+            "main-thread CPU per rendered update, mean",
+            r.main.cpu_ms / r.costs.len().max(1) as f64,
+            "ms",
+            None,
+        );
         report.check(
             scenario,
             format!(
@@ -105,10 +115,11 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
         report.note(
             scenario,
             format!(
-                "{} snapshots in {} frames, {} rendered; socket handling (decode + apply) per snapshot p50 {:.2} ms, max {:.2} ms; longest task {:.0} ms{}",
+                "{} snapshots in {} frames, {} rendered; {}; socket handling (decode + apply) per snapshot p50 {:.2} ms, max {:.2} ms; longest task {:.0} ms{}",
                 r.updates,
                 r.frames,
                 r.costs.len(),
+                r.main.describe(),
                 median(&r.handlers),
                 max(&r.handlers),
                 r.longest_task,
@@ -126,13 +137,22 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
         "×",
         Some(Target::AtLeast(5.0)),
     );
+    report.metric(
+        NAIVE,
+        "main-thread CPU naive ÷ incremental",
+        naive.main.cpu_ms / fast.main.cpu_ms,
+        "×",
+        None,
+    );
 }
 
 async fn measure(page: &Page<'_>, url: &str, kib: u32) -> StreamRun {
     page.open(url).await;
     let t0 = page.now().await;
+    let before = cdp::metrics(page.b).await;
     page.send(&format!("/demo stream {kib}")).await;
     page.wait_message("message.stop", t0, secs(180)).await;
+    let main = MainThread::between(&before, &cdp::metrics(page.b).await);
     let all = page.collect(t0).await;
     let start = all.first("message.start").unwrap_or(t0);
     let stop = all.last("message.stop").unwrap_or(all.now);
@@ -161,6 +181,7 @@ async fn measure(page: &Page<'_>, url: &str, kib: u32) -> StreamRun {
         missed_frames: w.missed_frames(),
         frames: w.frames.len(),
         worst: w.worst_frame(),
+        main,
         text_len: answer["text"].as_u64().unwrap_or(0) as usize,
         streaming_left: answer["streaming"].as_u64().unwrap_or(1) > 0 || answer == Value::Null,
     }

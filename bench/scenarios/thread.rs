@@ -6,6 +6,7 @@
 use serde_json::json;
 
 use super::{Sizes, Urls};
+use crate::cdp::{self, MainThread};
 use crate::measure::percentile;
 use crate::page::Page;
 use crate::report::{Report, Target};
@@ -14,6 +15,11 @@ use crate::support::secs;
 const SCENARIO: &str = "Huge thread";
 /// The channel `aria-gateway --seed-channel N` creates.
 pub const SEEDED_CHANNEL: &str = "c_seed";
+/// The scroll run's numbers (not its element references).
+const SCROLL_STATE: &str =
+    "const s = window.__bench.scroll; return { done: s.done, timedOut: s.timedOut, \
+     started: s.started, ended: s.ended, maxRows: s.maxRows, maxDrift: s.maxDrift, \
+     driftFrames: s.driftFrames, lostAnchor: s.lostAnchor, topSeq: s.topSeq };";
 /// Scrolled per frame: a brisk fling (about 15,000 px/s at 60 fps).
 const PX_PER_FRAME: u32 = 250;
 
@@ -37,6 +43,7 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
     page.settle().await;
 
     let t0 = page.now().await;
+    let before = cdp::metrics(page.b).await;
     page.js(
         "window.__bench.startScroll(arguments[0]);",
         vec![json!({
@@ -50,10 +57,11 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
     let s = page
         .b
         .poll("the scroll run", secs(300), || async {
-            let s = page.js("return window.__bench.scroll;", vec![]).await;
+            let s = page.js(SCROLL_STATE, vec![]).await;
             s["done"].as_bool().unwrap_or(false).then_some(s)
         })
         .await;
+    let main = MainThread::between(&before, &cdp::metrics(page.b).await);
     let started = s["started"].as_f64().unwrap_or(t0);
     let ended = s["ended"].as_f64().unwrap_or(f64::NAN);
     let all = page.collect(t0).await;
@@ -127,8 +135,10 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
     report.note(
         SCENARIO,
         format!(
-            "{PX_PER_FRAME} px per frame for {seconds:.1} s, {} frames, {pages} older pages loaded on the way; frames where the top row moved off its exact place (> 1 px): {}; anchor row unmounted: {}; DOM nodes at the end: {}{}",
+            "{PX_PER_FRAME} px per frame for {seconds:.1} s, {} frames ({:.1} ms of main-thread CPU per frame; {}), {pages} older pages loaded on the way; frames where the top row moved off its exact place (> 1 px): {}; anchor row unmounted: {}; DOM nodes at the end: {}{}",
             w.frames.len(),
+            main.cpu_ms / w.frames.len().max(1) as f64,
+            main.describe(),
             s["driftFrames"],
             s["lostAnchor"],
             all.memory.dom_nodes.unwrap_or(f64::NAN),

@@ -47,8 +47,10 @@ pub enum StoreError {
     Io(#[from] std::io::Error),
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    #[error("corrupt log item: {0}")]
+    #[error("cannot encode a log item: {0}")]
     Json(#[from] serde_json::Error),
+    #[error("corrupt log item: {0}")]
+    Item(#[from] aria_protocol::DecodeError),
     #[error("corrupt log: {0}")]
     Corrupt(String),
     #[error("database worker failed: {0}")]
@@ -311,7 +313,7 @@ impl Store {
         let Some((channel_id, json)) = row else {
             return Ok(None);
         };
-        match serde_json::from_str(&json)? {
+        match HistoryItem::decode(&json)? {
             HistoryItem::Message(item) => Ok(Some((channel_id, item))),
             _ => Err(StoreError::Corrupt(format!(
                 "log row of client_msg_id {client_msg_id} is not a message"
@@ -348,7 +350,7 @@ impl Store {
         })?;
         let mut items = Vec::new();
         for json in rows {
-            items.push(serde_json::from_str::<HistoryItem>(&json?)?);
+            items.push(HistoryItem::decode(&json?)?);
         }
         Ok(query.finish(items))
     }

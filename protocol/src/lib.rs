@@ -54,21 +54,35 @@ impl std::error::Error for DecodeError {}
 /// the `Unknown` variant of `T`; anything else that does not fit is an error.
 pub(crate) fn decode<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
     serde_json::from_str(text).map_err(|e| DecodeError {
-        frame_type: peek_type(text),
+        frame_type: frame_type(text).ok().map(String::from),
         reason: e.to_string(),
     })
 }
 
-/// The `type` of a frame, read only on the error path to label the error.
-fn peek_type(text: &str) -> Option<String> {
+/// The `type` of a frame (borrowed from `text` unless it has escapes).
+pub(crate) fn frame_type(text: &str) -> Result<std::borrow::Cow<'_, str>, DecodeError> {
     #[derive(serde::Deserialize)]
-    struct Typed {
-        #[serde(rename = "type")]
-        frame_type: String,
+    struct Typed<'a> {
+        #[serde(rename = "type", borrow)]
+        frame_type: std::borrow::Cow<'a, str>,
     }
     serde_json::from_str::<Typed>(text)
-        .ok()
         .map(|t| t.frame_type)
+        .map_err(|e| DecodeError {
+            frame_type: None,
+            reason: e.to_string(),
+        })
+}
+
+/// The fields of a frame whose `type` is already known, as `T`.
+pub(crate) fn body<T: serde::de::DeserializeOwned>(
+    text: &str,
+    frame_type: &str,
+) -> Result<T, DecodeError> {
+    serde_json::from_str(text).map_err(|e| DecodeError {
+        frame_type: Some(frame_type.to_string()),
+        reason: e.to_string(),
+    })
 }
 
 /// Encodes a frame as the JSON text of one WebSocket text frame.

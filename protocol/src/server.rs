@@ -1,11 +1,17 @@
 //! Frames the gateway sends to the client (`s→c`), and history items.
 
 use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
 
-use crate::{DecodeError, ErrorCode, Ping};
+use crate::{body, frame_type, DecodeError, ErrorCode, Ping};
 
 /// Every server→client frame of the protocol.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Decoded by [`ServerFrame::decode`], which reads `type` first and then the
+/// frame's fields straight into the variant's struct: serde's derived
+/// internally tagged decoding would first copy every field (a 100 KiB
+/// snapshot included) into an intermediate buffer, and its code is large.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum ServerFrame {
     #[serde(rename = "ready")]
@@ -43,14 +49,37 @@ pub enum ServerFrame {
     #[serde(rename = "history")]
     History(History),
     /// A frame type this side does not know: ignored (§1).
-    #[serde(other)]
+    #[serde(skip)]
     Unknown,
 }
 
 impl ServerFrame {
-    /// Tolerant decode of one text frame (used by the client).
+    /// Tolerant decode of one text frame (used by the client): an unknown
+    /// `type` is [`ServerFrame::Unknown`], a known one with fields that do
+    /// not fit is an error naming the type.
     pub fn decode(text: &str) -> Result<Self, DecodeError> {
-        crate::decode(text)
+        use ServerFrame as F;
+        let t = frame_type(text)?;
+        Ok(match &*t {
+            "ready" => F::Ready(body(text, &t)?),
+            "pong" => F::Pong(body(text, &t)?),
+            "error" => F::Error(body(text, &t)?),
+            "channel.list" => F::ChannelList(body(text, &t)?),
+            "channel.created" => F::ChannelCreated(body(text, &t)?),
+            "channel.renamed" => F::ChannelRenamed(body(text, &t)?),
+            "channel.deleted" => F::ChannelDeleted(body(text, &t)?),
+            "typing" => F::Typing(body(text, &t)?),
+            "message.start" => F::MessageStart(body(text, &t)?),
+            "message.update" => F::MessageUpdate(body(text, &t)?),
+            "message.stop" => F::MessageStop(body(text, &t)?),
+            "message" => F::Message(InChannel::decode(text, &t)?),
+            "commentary" => F::Commentary(InChannel::decode(text, &t)?),
+            "tool.start" => F::ToolStart(body(text, &t)?),
+            "tool.progress" => F::ToolProgress(body(text, &t)?),
+            "tool.end" => F::ToolEnd(body(text, &t)?),
+            "history" => F::History(body(text, &t)?),
+            _ => F::Unknown,
+        })
     }
 
     /// The frame as JSON text.
@@ -211,11 +240,27 @@ pub struct MessageStop {
 }
 
 /// A live frame that carries a logged item plus the channel it belongs to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InChannel<T> {
     pub channel_id: String,
     #[serde(flatten)]
     pub item: T,
+}
+
+impl<T: serde::de::DeserializeOwned> InChannel<T> {
+    /// Reads the channel and the item from the same object in two passes
+    /// (a derived `flatten` would buffer every field first).
+    fn decode(text: &str, frame_type: &str) -> Result<Self, DecodeError> {
+        #[derive(Deserialize)]
+        struct ChannelOnly {
+            channel_id: String,
+        }
+        let ChannelOnly { channel_id } = body(text, frame_type)?;
+        Ok(Self {
+            channel_id,
+            item: body(text, frame_type)?,
+        })
+    }
 }
 
 /// A final user or assistant message, live (`message`) or from history.
@@ -321,8 +366,9 @@ pub struct ToolItem {
     pub ts: i64,
 }
 
-/// One logged item of a `history` page.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One logged item of a `history` page (decoded by [`HistoryItem::decode`],
+/// for the reasons given at [`ServerFrame`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum HistoryItem {
     #[serde(rename = "message")]
@@ -333,11 +379,23 @@ pub enum HistoryItem {
     Tool(ToolItem),
     /// An item of a type this side does not know, or a malformed one: skipped
     /// without losing the rest of the page.
-    #[serde(other)]
+    #[serde(skip)]
     Unknown,
 }
 
 impl HistoryItem {
+    /// Decodes one item: an unknown `type` is [`HistoryItem::Unknown`], a
+    /// known one that does not fit is an error.
+    pub fn decode(text: &str) -> Result<Self, DecodeError> {
+        let t = frame_type(text)?;
+        Ok(match &*t {
+            "message" => Self::Message(body(text, &t)?),
+            "commentary" => Self::Commentary(body(text, &t)?),
+            "tool" => Self::Tool(body(text, &t)?),
+            _ => Self::Unknown,
+        })
+    }
+
     /// The item's `seq`, if it is one this side understands.
     pub fn seq(&self) -> Option<u64> {
         match self {
@@ -360,18 +418,9 @@ pub struct History {
 
 /// Decodes a page item by item, so one bad item does not drop the page.
 fn lenient_items<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<HistoryItem>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Lenient {
-        Item(Box<HistoryItem>),
-        Bad(serde::de::IgnoredAny),
-    }
-    let raw: Vec<Lenient> = Vec::deserialize(d)?;
+    let raw: Vec<&'de RawValue> = Vec::deserialize(d)?;
     Ok(raw
         .into_iter()
-        .map(|l| match l {
-            Lenient::Item(i) => *i,
-            Lenient::Bad(_) => HistoryItem::Unknown,
-        })
+        .map(|item| HistoryItem::decode(item.get()).unwrap_or(HistoryItem::Unknown))
         .collect())
 }

@@ -25,11 +25,15 @@ pub fn safe_link_href(dest: &str) -> Option<String> {
 
 /// Returns the URL to put in an image placeholder's `data-src`, or `None`
 /// (only absolute http/https URLs, and `//host` ones, may be loaded).
+/// A `//host` URL is given `https:`, so the placeholder always carries an
+/// absolute URL (its click handler loads nothing else).
 pub fn safe_image_src(dest: &str) -> Option<String> {
     let url = normalize(dest)?;
     match scheme(&url) {
         Some(s) if IMAGE_SCHEMES.iter().any(|a| s.eq_ignore_ascii_case(a)) => Some(url),
-        None if url.starts_with("//") || url.starts_with("\\\\") => Some(url),
+        None if url.starts_with("//") || url.starts_with("\\\\") => {
+            Some(format!("https://{}", &url[2..]))
+        }
         _ => None,
     }
 }
@@ -113,7 +117,14 @@ mod tests {
     fn images_only_over_http() {
         assert!(safe_image_src("https://a.b/i.png").is_some());
         assert!(safe_image_src("http://a.b/i.png").is_some());
-        assert!(safe_image_src("//a.b/i.png").is_some());
+        assert_eq!(
+            safe_image_src("//a.b/i.png").as_deref(),
+            Some("https://a.b/i.png")
+        );
+        assert_eq!(
+            safe_image_src("\\\\a.b/i.png").as_deref(),
+            Some("https://a.b/i.png")
+        );
         for bad in [
             "data:image/png;base64,AAAA",
             "javascript:alert(1)",

@@ -11,12 +11,15 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::browser;
+use super::timeline::RowMounts;
 use crate::render::{self, IncrementalMarkdown};
 
-/// Completed blocks are grouped this many to a chunk. A chunk is a
-/// layout-contained box (`content-visibility: auto` in chat.css): appending
-/// a block lays out one chunk and the list of chunks instead of every block
-/// of a long answer, and chunks off screen are not laid out or painted.
+/// Completed blocks are grouped this many to a chunk (a plain block box):
+/// appending a block lays out the last chunk and the list of chunks, not
+/// every block of a long answer, whose count grows with its length.
+/// (`content-visibility: auto` on finished chunks was measured and cost more
+/// than it saved while streaming: each chunk scrolling out of view changes
+/// state and is styled and laid out again.)
 const BLOCKS_PER_CHUNK: usize = 16;
 
 #[component]
@@ -25,13 +28,23 @@ pub fn MarkdownView(#[prop(into)] text: Signal<String>) -> impl IntoView {
     let tail = NodeRef::<Div>::new();
     let renderer = StoredValue::new(IncrementalMarkdown::new());
     let naive = naive_rendering();
+    let rows = use_context::<RowMounts>();
 
-    Effect::new(move |_| {
+    // Only updates after the first render report growth: a page of rows
+    // mounting at once must not each pin the scroll position.
+    let grew = move |first_run: bool| {
+        if let (Some(rows), false) = (rows, first_run) {
+            rows.content_grew();
+        }
+    };
+
+    Effect::new(move |prev: Option<()>| {
         let (Some(stable), Some(tail)) = (stable.get(), tail.get()) else {
             return;
         };
         if naive {
             text.with(|t| tail.set_inner_html(&render::to_html(t)));
+            grew(prev.is_none());
             return;
         }
         let delta = text.with(|t| renderer.try_update_value(|r| r.update(t)));
@@ -40,10 +53,9 @@ pub fn MarkdownView(#[prop(into)] text: Signal<String>) -> impl IntoView {
         if let Some(keep) = delta.stable_truncated_to {
             truncate_blocks(&stable, keep);
         }
-        if append_blocks(&stable, shown, &delta.stable_appended) {
-            seal_chunks_later(stable.clone().into());
-        }
+        append_blocks(&stable, shown, &delta.stable_appended);
         tail.set_inner_html(&delta.tail_html);
+        grew(prev.is_none());
     });
 
     view! {
@@ -73,9 +85,8 @@ fn truncate_blocks(stable: &web_sys::HtmlElement, keep: usize) {
 }
 
 /// Appends completed blocks after the `shown` ones: first filling the last
-/// chunk, then in new chunks; one HTML parse for each. Whether chunks were
-/// added.
-fn append_blocks(stable: &web_sys::HtmlElement, shown: usize, blocks: &[String]) -> bool {
+/// chunk, then in new chunks; one HTML parse for each.
+fn append_blocks(stable: &web_sys::HtmlElement, shown: usize, blocks: &[String]) {
     let block = |html: &String| format!("<div class=\"md-block\">{html}</div>");
     let room = (BLOCKS_PER_CHUNK - shown % BLOCKS_PER_CHUNK) % BLOCKS_PER_CHUNK;
     let (fill, rest) = blocks.split_at(room.min(blocks.len()));
@@ -95,27 +106,6 @@ fn append_blocks(stable: &web_sys::HtmlElement, shown: usize, blocks: &[String])
             .collect();
         let _ = stable.insert_adjacent_html("beforeend", &html);
     }
-    !rest.is_empty()
-}
-
-/// Chunks become `content-visibility: auto` (class `sealed`) one frame
-/// after their first layout, except the last one, which is still filling.
-/// Sealed before being laid out once, a chunk off screen would take a
-/// placeholder height and change size when scrolled to, moving the page.
-fn seal_chunks_later(stable: web_sys::HtmlElement) {
-    request_animation_frame(move || {
-        let Ok(open) = stable.query_selector_all(":scope > .md-chunk:not(.sealed)") else {
-            return;
-        };
-        for i in 0..open.length().saturating_sub(1) {
-            if let Some(chunk) = open
-                .item(i)
-                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
-            {
-                chunk.set_class_name("md-chunk sealed");
-            }
-        }
-    });
 }
 
 /// Whether the page was opened with `?render=naive` (read once per page).

@@ -51,9 +51,13 @@ pub fn RowView(row_key: RowKey) -> impl IntoView {
         Kind::Commentary => view! { <CommentaryBubble row /> }.into_any(),
         Kind::Tool => view! { <ToolCard row /> }.into_any(),
     };
+    // Only a work row can be a turn's first one, where the expander goes:
+    // other rows skip its reactive bookkeeping (rows mount while scrolling).
+    let expander = matches!(kind, Kind::Tool | Kind::Commentary)
+        .then(|| view! { <WorkExpander row_key=row_key.clone() /> });
     view! {
         <div class="row" node_ref=root data-key=row_key.clone() data-seq=seq class:hidden=move || !visible()>
-            <WorkExpander row_key=row_key.clone() />
+            {expander}
             {body}
         </div>
     }

@@ -33,7 +33,11 @@ pub fn ConnectionStatus() -> impl IntoView {
         Status::Connecting => "Connecting…".to_string(),
         Status::Connected => "Connected".to_string(),
         Status::Reconnecting { retry_at_ms } => {
-            let secs = ((retry_at_ms - now.get()) / 1000.0).ceil().max(0.0);
+            // `now` only ticks once a second: it makes the label count down,
+            // but the time itself is read fresh, or a status that just
+            // changed would show up to a second too much.
+            now.track();
+            let secs = ((retry_at_ms - browser::now_ms()) / 1000.0).ceil().max(0.0);
             format!("Reconnecting in {secs} s")
         }
         Status::Offline(why) => format!("Offline: {why}"),

@@ -19,7 +19,7 @@ use crate::store::{Row, RowBody, RowKey, SendState};
 use virtual_list::{After, Dom, VirtualList};
 
 /// Lets each mounted row hand its element to the timeline, which measures
-/// it and anchors the scroll position to it.
+/// it and anchors the scroll position to it, and say when it grew.
 #[derive(Clone, Copy)]
 pub struct RowMounts(StoredValue<VirtualList, LocalStorage>);
 
@@ -30,6 +30,11 @@ impl RowMounts {
 
     pub fn unmounted(&self, key: &RowKey) {
         self.0.try_update_value(|l| l.unmounted(key));
+    }
+
+    /// A mounted row's content grew (see [`VirtualList::content_grew`]).
+    pub fn content_grew(&self) {
+        self.0.try_update_value(VirtualList::content_grew);
     }
 }
 

@@ -133,23 +133,22 @@ async fn a_full_turn_runs_under_the_policy_without_a_violation() {
 
     // Full turns, and a tour of the UI around them. Long markdown first:
     // aligned tables, code in many languages, nested lists.
-    send(b, "/demo long").await;
-    b.wait_for(".msg-assistant .msg-footer .model", secs(60)).await;
-    wait_turn_over(b, secs(30)).await;
-    send(b, "/demo all").await;
-    b.poll("the tools answer", secs(60), || async {
-        (b.count(".msg-assistant .msg-footer .model").await >= 2).then_some(())
-    })
-    .await;
-    wait_turn_over(b, secs(30)).await;
-    b.click(".tool-card .tool-line").await;
-    send(b, "/demo inline-reasoning").await;
-    b.poll("the inline reasoning answer", secs(60), || async {
-        (b.count(".msg-assistant .msg-footer .model").await >= 3).then_some(())
-    })
-    .await;
-    wait_turn_over(b, secs(30)).await;
-    b.click(".reasoning-toggle").await;
+    for (scenario, then) in [
+        ("/demo long", None),
+        ("/demo all", Some(".tool-card .tool-line")),
+        ("/demo inline-reasoning", Some(".reasoning-toggle")),
+    ] {
+        let before = newest_answer_seq(b).await;
+        send(b, scenario).await;
+        b.poll(&format!("the answer to {scenario}"), secs(60), || async {
+            (newest_answer_seq(b).await > before).then_some(())
+        })
+        .await;
+        wait_turn_over(b, secs(30)).await;
+        if let Some(css) = then {
+            b.click(css).await;
+        }
+    }
     b.click("[data-testid=open-settings]").await;
     for theme in ["dark", "light", "system"] {
         b.js(
@@ -175,4 +174,17 @@ async fn a_full_turn_runs_under_the_policy_without_a_violation() {
         .await;
     }
     app.close().await;
+}
+
+/// The highest `seq` of a finished answer on screen (0 if none).
+async fn newest_answer_seq(b: &crate::support::Browser) -> u64 {
+    b.js(
+        "return Math.max(0, ...Array.from(document.querySelectorAll('.row[data-seq]'))\
+           .filter(r => r.querySelector('.msg-assistant .msg-footer .model'))\
+           .map(r => Number(r.dataset.seq)));",
+        vec![],
+    )
+    .await
+    .as_u64()
+    .unwrap_or(0)
 }

@@ -443,11 +443,10 @@ async fn hostile_content_is_inert_everywhere_it_is_shown() {
     b.js("window.__observer.disconnect();", vec![]).await;
     set_select_back_to_partial(b).await;
     let wanted = format!("{}/md-image.png", canary.origin());
-    let clicked = b
-        .poll("a click-to-load image placeholder", secs(60), || async {
-            let found = b
-                .js(
-                    "const t = document.querySelector('[data-testid=timeline]'); \
+    b.poll("a click-to-load image placeholder", secs(60), || async {
+        let found = b
+            .js(
+                "const t = document.querySelector('[data-testid=timeline]'); \
                      const btn = Array.from(document.querySelectorAll('button.md-img'))\
                        .find(x => x.dataset.src === arguments[0]); \
                      if (!btn) { \
@@ -455,13 +454,12 @@ async fn hostile_content_is_inert_everywhere_it_is_shown() {
                        t.scrollTop = end ? 0 : t.scrollTop + t.clientHeight * 0.5; \
                        return false; } \
                      btn.scrollIntoView(); btn.click(); return true;",
-                    vec![json!(wanted)],
-                )
-                .await;
-            found.as_bool().unwrap_or(false).then_some(())
-        })
-        .await;
-    clicked;
+                vec![json!(wanted)],
+            )
+            .await;
+        found.as_bool().unwrap_or(false).then_some(())
+    })
+    .await;
     b.poll(
         "the canary to see the image the reader loaded",
         secs(10),

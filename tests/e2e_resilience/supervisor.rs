@@ -32,9 +32,10 @@ async fn retries_back_off_exponentially_with_jitter_and_retry_now_skips_the_wait
     let times: Vec<Instant> = fake.connections().iter().map(|c| c.at).collect();
     let gaps: Vec<Duration> = times.windows(2).map(|w| w[1] - w[0]).collect();
     let ms: Vec<u128> = gaps.iter().map(|g| g.as_millis()).collect();
-    // Lower bounds are the jitter floor (half the step); upper bounds allow
-    // for the time a connection attempt itself takes on a busy machine.
-    let bounds = [(240, 900), (490, 1500), (990, 2700), (1990, 4800)];
+    // Lower bounds are the jitter floor (half the step), and they double:
+    // that is the backoff. Upper bounds are the step plus room for a refused
+    // attempt and a busy machine (2 cores running builds stretch timers).
+    let bounds = [(240, 1500), (490, 2200), (990, 3500), (1990, 5800)];
     for (i, (gap, (lo, hi))) in ms.iter().zip(bounds).enumerate() {
         if *gap < lo || *gap > hi {
             b.fail(&format!(
@@ -45,16 +46,25 @@ async fn retries_back_off_exponentially_with_jitter_and_retry_now_skips_the_wait
         }
     }
 
-    // Waiting for the sixth attempt (4–8 s): the badge counts down.
+    // Waiting for the next attempt: the badge counts down from at most the
+    // current step (after attempt k: 0.5 s · 2^(k-1), capped at 15 s).
     wait_status(b, "reconnecting", secs(5)).await;
-    let label = status_text(b).await;
+    let (label, attempts) = loop {
+        let before = fake.connections().len();
+        let label = status_text(b).await;
+        if fake.connections().len() == before {
+            break (label, before);
+        }
+    };
     let n: u32 = label
         .split_whitespace()
         .find_map(|w| w.parse().ok())
         .unwrap_or(99);
-    if !label.contains("Reconnecting in") || n > 8 {
+    let step_s = (0.5 * 2f64.powi(attempts as i32 - 1)).min(15.0).ceil() as u32;
+    if !label.contains("Reconnecting in") || n > step_s {
         b.fail(&format!(
-            "expected \"Reconnecting in N s\" with N ≤ 8, the badge says {label:?}"
+            "after {attempts} attempts expected \"Reconnecting in N s\" with N ≤ {step_s}, \
+             the badge says {label:?}"
         ))
         .await;
     }

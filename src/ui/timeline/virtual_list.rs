@@ -73,14 +73,16 @@ impl Metrics {
     }
 
     /// Rows kept mounted beyond each edge of the screen: a screenful, so a
-    /// fling has rows to land on. At the end only rows above can come into
-    /// view, and half a screen keeps the first paint of a thread small.
+    /// fling has rows to land on.
     fn overscan(&self) -> f64 {
         self.client_height.max(400.0)
     }
 
+    /// Following the end, only rows above can come into view, and a scroll
+    /// up mounts more in the same frame: a quarter screen is enough, and
+    /// keeps the first paint of a thread and bursts of new rows cheap.
     fn overscan_at_end(&self) -> f64 {
-        self.overscan() / 2.0
+        self.overscan() / 4.0
     }
 }
 
@@ -111,6 +113,10 @@ pub struct VirtualList {
     metrics: Metrics,
     /// Spacer heights last written (above, below the window).
     spacers: (f64, f64),
+    /// Where the list last scrolled to itself: its scroll event keeps the
+    /// anchor, whose offset would otherwise take in the rounding error of
+    /// each correction (scroll offsets are whole pixels) and drift.
+    own_scroll: Option<f64>,
     dom: Option<Dom>,
 }
 
@@ -142,6 +148,7 @@ impl VirtualList {
             anchor: None,
             metrics: Metrics::default(),
             spacers: (-1.0, -1.0),
+            own_scroll: None,
             dom: None,
         }
     }
@@ -215,8 +222,11 @@ impl VirtualList {
     pub fn on_scroll(&mut self, order: &[RowKey]) -> After {
         self.read_metrics();
         let m = self.metrics;
-        self.following = m.at_bottom();
-        self.anchor = self.top_row();
+        let own = self.own_scroll.take() == Some(m.scroll_top);
+        if !own {
+            self.following = m.at_bottom();
+            self.anchor = self.top_row();
+        }
         if !window::covers(&self.heights, &self.window, m.viewport(), m.overscan()) {
             self.refresh_with(order, m);
         }
@@ -246,14 +256,15 @@ impl VirtualList {
             self.measured_sum += h - old;
         }
         self.set_spacers();
+        // Clean unless the spacers just changed: then this is the one layout
+        // the new spacers need anyway.
+        self.read_metrics();
         self.restore();
         if self.anchor.is_none() && !self.following {
             // After a jump no mounted row was on screen to anchor to; the
             // rows mounted for the new place are.
             self.anchor = self.top_row();
         }
-        // Layout is clean here: `restore` read it after the last write.
-        self.read_metrics();
         let m = self.metrics;
         let wanted = if self.following {
             self.window_at_end()
@@ -264,6 +275,17 @@ impl VirtualList {
             near_top: m.near_top(),
             refresh: wanted.start < self.window.start || wanted.end > self.window.end,
             ..After::default()
+        }
+    }
+
+    /// A row's content just grew (a streamed answer rendered more): when
+    /// following, scroll to the end now, in the same task, so that the
+    /// frame's layout finds the final position and the resize callback has
+    /// nothing left to move (moving there would run layout a second time).
+    pub fn content_grew(&mut self) {
+        let Some(dom) = &self.dom else { return };
+        if self.following {
+            dom.scroller.set_scroll_top(dom.scroller.scroll_height());
         }
     }
 
@@ -289,6 +311,7 @@ impl VirtualList {
         self.anchor = None;
         let range = self.window_at_end();
         self.set_window(range, order);
+        self.read_metrics();
         self.restore();
     }
 
@@ -397,22 +420,40 @@ impl VirtualList {
     }
 
     /// Pins to the bottom when following, else puts the anchor row back
-    /// where the reader saw it.
+    /// where the reader saw it. Needs fresh metrics, and keeps them fresh
+    /// (so that they need not be read again, which could force a layout).
     fn restore(&mut self) {
-        let Some(dom) = &self.dom else { return };
-        if self.following {
-            dom.scroller.set_scroll_top(dom.scroller.scroll_height());
-            return;
-        }
-        let Some(anchor) = &self.anchor else { return };
-        let Some(el) = self.elements.get(&anchor.key) else {
-            return;
+        let m = self.metrics;
+        let bottom = (m.scroll_height - m.client_height).max(0.0);
+        let target = if self.following {
+            bottom
+        } else {
+            let Some(drift) = self.anchor_drift() else {
+                return;
+            };
+            m.scroll_top + drift
         };
-        let top = dom.scroller.get_bounding_client_rect().top();
-        let drift = el.get_bounding_client_rect().top() - top - anchor.offset;
-        if drift.abs() >= 0.5 {
-            dom.scroller.scroll_by_with_x_and_y(0.0, drift);
+        // Scroll offsets are whole pixels.
+        let target = target.round().clamp(0.0, bottom);
+        let Some(dom) = &self.dom else { return };
+        if target == m.scroll_top {
+            // Already there: no write, so layout need not run again.
+            return;
         }
+        dom.scroller.set_scroll_top(target as i32);
+        let now = f64::from(dom.scroller.scroll_top());
+        self.own_scroll = Some(now);
+        self.metrics.view_top += now - m.scroll_top;
+        self.metrics.scroll_top = now;
+    }
+
+    /// How far the anchor row moved from where the reader saw it.
+    fn anchor_drift(&self) -> Option<f64> {
+        let dom = self.dom.as_ref()?;
+        let anchor = self.anchor.as_ref()?;
+        let el = self.elements.get(&anchor.key)?;
+        let top = dom.scroller.get_bounding_client_rect().top();
+        Some(el.get_bounding_client_rect().top() - top - anchor.offset)
     }
 }
 

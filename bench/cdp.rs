@@ -1,0 +1,92 @@
+//! Chrome DevTools Protocol commands through chromedriver's
+//! `goog/cdp/execute`: the main thread's CPU time (`Performance.getMetrics`),
+//! which background load on a shared machine does not inflate the way it
+//! inflates wall-clock times.
+
+use std::collections::HashMap;
+
+use fantoccini::wd::WebDriverCompatibleCommand;
+use serde_json::{json, Value};
+
+use crate::support::Browser;
+
+#[derive(Debug)]
+struct Cdp {
+    cmd: &'static str,
+}
+
+impl WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _url: &url::Url) -> (http::Method, Option<String>) {
+        let body = json!({ "cmd": self.cmd, "params": {} });
+        (http::Method::POST, Some(body.to_string()))
+    }
+}
+
+/// The renderer's counters (seconds for durations and times). Among them:
+/// `ThreadTime` (main-thread CPU), `TaskDuration` (main-thread busy wall
+/// time), `ScriptDuration`, `LayoutDuration`, `RecalcStyleDuration`.
+pub async fn metrics(b: &Browser) -> HashMap<String, f64> {
+    let run = |cmd| async move {
+        match b.client().issue_cmd(Cdp { cmd }).await {
+            Ok(v) => v,
+            Err(e) => {
+                b.fail(&format!("chromedriver refused CDP {cmd}: {e}"))
+                    .await
+            }
+        }
+    };
+    run("Performance.enable").await;
+    let v: Value = run("Performance.getMetrics").await;
+    v["metrics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| Some((m["name"].as_str()?.to_string(), m["value"].as_f64()?)))
+        .collect()
+}
+
+/// Main-thread time between two readings of [`metrics`].
+#[derive(Debug, Clone, Copy)]
+pub struct MainThread {
+    /// CPU time (ms).
+    pub cpu_ms: f64,
+    /// Wall time of tasks (ms).
+    pub busy_ms: f64,
+    pub script_ms: f64,
+    pub layout_ms: f64,
+    pub style_ms: f64,
+}
+
+impl MainThread {
+    pub fn between(before: &HashMap<String, f64>, after: &HashMap<String, f64>) -> MainThread {
+        let d = |k: &str| {
+            1000.0 * (after.get(k).unwrap_or(&f64::NAN) - before.get(k).unwrap_or(&f64::NAN))
+        };
+        MainThread {
+            cpu_ms: d("ThreadTime"),
+            busy_ms: d("TaskDuration"),
+            script_ms: d("ScriptDuration"),
+            layout_ms: d("LayoutDuration"),
+            style_ms: d("RecalcStyleDuration"),
+        }
+    }
+
+    /// One line for the report's notes.
+    pub fn describe(&self) -> String {
+        format!(
+            "main-thread CPU {:.0} ms for {:.0} ms of busy wall time (script {:.0}, layout {:.0}, style {:.0} ms)",
+            self.cpu_ms, self.busy_ms, self.script_ms, self.layout_ms, self.style_ms
+        )
+    }
+}
