@@ -14,4 +14,5 @@ mod support;
 mod e2e {
     mod chat;
     mod harness;
+    mod timeline;
 }

@@ -22,16 +22,15 @@ mod fake_model;
 #[path = "../gateway/tests/support/hermes.rs"]
 mod hermes;
 
-use std::future::Future;
 use std::time::Instant;
 
 use serde_json::{json, Value};
 
 use fake_model::{FakeModel, TOOL_ANSWER};
 use hermes::Hermes;
-use support::{secs, App, GatewayOpts};
+use support::ui::{send_new_thread, CONNECTED};
+use support::{run_catching, secs, App, GatewayOpts};
 
-const COMPOSER: &str = "form[data-testid=composer] textarea";
 const QUESTION: &str = "Read the note, please.";
 
 /// Installed right after the page loaded: remembers whether any answer
@@ -113,7 +112,7 @@ fn a_hermes_turn_streams_an_answer_after_a_read_file_card() {
         ],
         ..GatewayOpts::default()
     };
-    let outcome = run(move || turn(opts, note));
+    let outcome = run_catching(move || turn(opts, note));
     if let Err(panic) = outcome {
         eprintln!(
             "== the fake model got {} chat completion request(s)\n== Hermes's log:\n{}",
@@ -127,24 +126,11 @@ fn a_hermes_turn_streams_an_answer_after_a_read_file_card() {
 async fn turn(opts: GatewayOpts, note: String) {
     let app = App::start_with(opts).await;
     let b = &app.browser;
-    b.wait_for("[data-testid=conn-status][data-state=connected]", secs(30))
-        .await;
+    b.wait_for(CONNECTED, secs(30)).await;
     b.js(WATCHER, vec![]).await;
 
     // From the landing page the first message starts a thread.
-    b.type_into(COMPOSER, QUESTION).await;
-    b.press_enter(COMPOSER).await;
-    b.poll(
-        "the URL to become #/t/<id> (auto-thread)",
-        secs(20),
-        || async {
-            let h = b.js("return location.hash;", vec![]).await;
-            h.as_str()
-                .filter(|h| h.starts_with("#/t/"))
-                .map(str::to_string)
-        },
-    )
-    .await;
+    send_new_thread(b, QUESTION).await;
 
     // A cold Hermes takes seconds over its first turn, more on a loaded
     // machine: wait for the card, then for the whole turn to finish.
@@ -279,27 +265,5 @@ async fn turn(opts: GatewayOpts, note: String) {
     }
 
     eprintln!("streamed texts seen: {texts:?}; tool card states: {states:?}");
-    app.assert_no_console_errors().await;
-    app.close().await;
-}
-
-/// Runs the test body on its own thread and runtime with a big stack (deep
-/// futures overflow libtest's 2 MiB unoptimized), keeping the test's name
-/// for the failure artifacts; a panic comes back as `Err`.
-fn run<Fut: Future<Output = ()>>(
-    body: impl FnOnce() -> Fut + Send + 'static,
-) -> std::thread::Result<()> {
-    let name = std::thread::current().name().unwrap_or("e2e").to_string();
-    std::thread::Builder::new()
-        .name(name)
-        .stack_size(64 << 20)
-        .spawn(move || {
-            tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("a tokio runtime")
-                .block_on(Box::pin(body()))
-        })
-        .expect("spawn the test thread")
-        .join()
+    app.finish().await;
 }

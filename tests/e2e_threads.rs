@@ -13,10 +13,6 @@
 mod support;
 
 mod e2e_threads {
-    #[path = "../e2e_transparency/common.rs"]
-    mod common;
-    #[path = "../e2e_transparency/fake_gateway.rs"]
-    mod fake_gateway;
     mod helpers;
 
     mod auto_thread;

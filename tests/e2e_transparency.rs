@@ -1,9 +1,9 @@
 //! Browser tests of what the agent's work looks like (issue 3): reasoning,
 //! tool cards, commentary, typing, footers, each value of each display
 //! setting against the gateway's demo scenarios, and settings persistence.
-//! A small scripted gateway (`fake_gateway`) stands in where the demo agent
-//! has no scenario (long reasoning, a malformed inline prefix, tool previews
-//! that differ from their commands).
+//! The harness's scripted gateway (`support::fake_gateway`, with a scripted
+//! turn) stands in where the demo agent has no scenario (long reasoning, a
+//! malformed inline prefix, tool previews that differ from their commands).
 //!
 //! ```text
 //! trunk build --release --skip-version-check && cargo build -p aria-gateway
@@ -17,8 +17,6 @@
 mod support;
 
 mod e2e_transparency {
-    mod common;
-    mod fake_gateway;
     mod progress;
     mod reasoning;
     mod settings;

@@ -53,12 +53,14 @@ pub fn RowView(row_key: RowKey) -> impl IntoView {
     };
     // Only a work row can be a turn's first one, where the expander goes:
     // other rows skip its reactive bookkeeping (rows mount while scrolling).
-    let expander = matches!(kind, Kind::Tool | Kind::Commentary)
-        .then(|| view! { <WorkExpander row_key=row_key.clone() /> });
+    let expander =
+        matches!(kind, Kind::Tool | Kind::Commentary).then(|| Expander::new(rt, row_key.clone()));
+    // The row stays on screen for its expander while its own body is folded.
+    let row_shown = move || visible() || expander.is_some_and(|e| e.shown());
     view! {
-        <div class="row" node_ref=root data-key=row_key.clone() data-seq=seq class:hidden=move || !visible()>
-            {expander}
-            {body}
+        <div class="row" node_ref=root data-key=row_key.clone() data-seq=seq class:hidden=move || !row_shown()>
+            {expander.map(|e| view! { <WorkExpander e /> })}
+            <div class="row-body" class:hidden=move || !visible()>{body}</div>
         </div>
     }
     .into_any()
@@ -87,56 +89,72 @@ fn visible(rt: Runtime, row: &Row, kind: Kind) -> bool {
 }
 
 /// In progress mode, "N tool calls" before a finished turn's first work row.
-#[component]
-fn WorkExpander(row_key: RowKey) -> impl IntoView {
-    let rt = expect_context::<Runtime>();
-    let key = row_key.clone();
-    let turn = Memo::new(move |_| {
-        rt.view
-            .turn_work
-            .with(|w| w.get(&key).map(|tw| (tw.turn.clone(), tw.tools)))
-    });
-    let shown = move || {
-        rt.settings.with(|s| s.streaming == StreamingMode::Progress)
-            && turn.with(|t| {
-                t.as_ref().is_some_and(|(id, n)| {
-                    *n > 0
-                        && !rt
-                            .view
-                            .turn
-                            .with(|r| r.as_ref().is_some_and(|r| &r.id == id))
-                })
+#[derive(Clone, Copy)]
+struct Expander {
+    rt: Runtime,
+    /// The turn and its tool count, when this row is the turn's first work row.
+    turn: Memo<Option<(String, usize)>>,
+}
+
+impl Expander {
+    fn new(rt: Runtime, key: RowKey) -> Self {
+        let turn = Memo::new(move |_| {
+            rt.view
+                .turn_work
+                .with(|w| w.get(&key).map(|tw| (tw.turn.clone(), tw.tools)))
+        });
+        Self { rt, turn }
+    }
+
+    /// Shown in progress mode once the turn is over, if it called tools.
+    fn shown(self) -> bool {
+        let rt = self.rt;
+        rt.settings.with(|s| {
+            s.streaming == StreamingMode::Progress && s.tool_detail != ToolDetail::Nothing
+        }) && self.turn.with(|t| {
+            t.as_ref().is_some_and(|(id, n)| {
+                *n > 0
+                    && !rt
+                        .view
+                        .turn
+                        .with(|r| r.as_ref().is_some_and(|r| &r.id == id))
             })
-            && rt.settings.with(|s| s.tool_detail != ToolDetail::Nothing)
-    };
-    let open = move || {
-        turn.with(|t| {
-            t.as_ref()
-                .is_some_and(|(id, _)| rt.view.expanded_turns.with(|e| e.contains(id)))
         })
-    };
+    }
+
+    fn open(self) -> bool {
+        self.turn.with(|t| {
+            t.as_ref()
+                .is_some_and(|(id, _)| self.rt.view.expanded_turns.with(|e| e.contains(id)))
+        })
+    }
+
+    fn toggle(self) {
+        if let Some((id, _)) = self.turn.get_untracked() {
+            self.rt.view.expanded_turns.update(|e| {
+                if !e.remove(&id) {
+                    e.insert(id);
+                }
+            });
+        }
+    }
+}
+
+#[component]
+fn WorkExpander(e: Expander) -> impl IntoView {
     let label = move || {
-        let n = turn.with(|t| t.as_ref().map_or(0, |(_, n)| *n));
+        let n = e.turn.with(|t| t.as_ref().map_or(0, |(_, n)| *n));
         if n == 1 {
             "1 tool call".to_string()
         } else {
             format!("{n} tool calls")
         }
     };
-    let toggle = move |_| {
-        if let Some((id, _)) = turn.get_untracked() {
-            rt.view.expanded_turns.update(|e| {
-                if !e.remove(&id) {
-                    e.insert(id);
-                }
-            });
-        }
-    };
     view! {
-        <Show when=shown>
-            <button type="button" class="work-expander" data-testid="tool-calls" aria-expanded=move || open().to_string()
-                on:click=toggle>
-                <span aria-hidden="true">{move || if open() { "▾ " } else { "▸ " }}</span>
+        <Show when=move || e.shown()>
+            <button type="button" class="work-expander" data-testid="tool-calls" aria-expanded=move || e.open().to_string()
+                on:click=move |_| e.toggle()>
+                <span aria-hidden="true">{move || if e.open() { "▾ " } else { "▸ " }}</span>
                 {label}
             </button>
         </Show>

@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::common::{assert_no_crash, diagnostics, send, status, timeline, Page, CONNECTED};
+use super::common::{assert_no_crash, diagnostics, show_rows, status, timeline};
 use crate::support::fake_gateway::{FakeGateway, FakeOpts};
-use crate::support::{secs, Browser};
+use crate::support::ui::{send, CONNECTED};
+use crate::support::{secs, Browser, Page};
 
 const CH: &str = "c1";
 /// The thread that gets the 1 MiB answer.
@@ -385,12 +386,12 @@ async fn malformed_and_adversarial_frames_leave_the_app_working() {
         stopped,
         1,
         "the message stopped twice shows once:\n{}",
-        super::common::show_rows(&rows)
+        show_rows(&rows)
     );
     assert!(
         !rows.iter().any(|r| r.text.contains("must not")),
         "a late update or a seq rewrite changed a final message:\n{}",
-        super::common::show_rows(&rows)
+        show_rows(&rows)
     );
     assert!(!rows.iter().any(|r| r.flags.contains("streaming")));
     // Still usable: a message goes out and comes back.

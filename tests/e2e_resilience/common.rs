@@ -1,52 +1,24 @@
-//! Helpers shared by the resilience tests: the app served from `dist/` by a
-//! static server and pointed (`?gateway=`) at a real gateway, a proxy in
-//! front of one, or a fake gateway; timeline snapshots that survive the
-//! virtualised list; the diagnostics counters.
+//! Helpers shared by the resilience tests: a real gateway behind a proxy
+//! with the app on it, the connection badge, timeline snapshots that
+//! survive the virtualised list, the diagnostics counters.
 
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde_json::{json, Value};
 
-use crate::support::paths::{self};
-use crate::support::{exclusive, secs, Browser, StaticServer};
+use crate::support::tcp_proxy::TcpProxy;
+use crate::support::{secs, Browser, Gateway, GatewayOpts, Page};
 
-pub const COMPOSER: &str = "form[data-testid=composer] textarea";
-pub const CONNECTED: &str = "[data-testid=conn-status][data-state=connected]";
-
-/// A browser with the app served by a static server (so the page itself
-/// stays reachable while gateways die), holding the suite's browser lock.
-pub struct Page {
-    pub browser: Browser,
-    pub server: StaticServer,
-    _turn: tokio::sync::OwnedMutexGuard<()>,
-}
-
-impl Page {
-    /// Opens the app at `#<hash>` talking to `gateway_ws`.
-    pub async fn open(gateway_ws: &str, hash: &str) -> Page {
-        let turn = exclusive().await;
-        let server = StaticServer::serve(paths::dist_dir());
-        let browser = Browser::start().await;
-        let page = Page {
-            browser,
-            server,
-            _turn: turn,
-        };
-        page.browser.goto(&page.url(gateway_ws, hash)).await;
-        page
-    }
-
-    pub fn url(&self, gateway_ws: &str, hash: &str) -> String {
-        format!("{}?gateway={gateway_ws}{hash}", self.server.url())
-    }
-
-    /// Another device (fresh profile) on the same static server.
-    pub async fn second_browser(&self, gateway_ws: &str, hash: &str) -> Browser {
-        let b = Browser::start().await;
-        b.goto(&self.url(gateway_ws, hash)).await;
-        b
-    }
+/// A real gateway started with `opts`, a [`TcpProxy`] in front of it (the
+/// network), and the app on the proxy (not waited for), with the gateway's
+/// output in its failure reports.
+pub async fn behind_proxy(opts: GatewayOpts) -> (Gateway, TcpProxy, Page) {
+    let gateway = Gateway::start(opts);
+    let proxy = TcpProxy::start(gateway.addr()).await;
+    let page = Page::open(&proxy.ws_url(), "").await;
+    page.browser
+        .attach_log("gateway output", gateway.output_handle());
+    (gateway, proxy, page)
 }
 
 /// The connection badge's `data-state`.
@@ -75,25 +47,6 @@ pub async fn wait_status(b: &Browser, state: &str, timeout: Duration) {
         timeout,
     )
     .await;
-}
-
-/// Types `text` into the composer and presses Enter.
-pub async fn send(b: &Browser, text: &str) {
-    b.type_into(COMPOSER, text).await;
-    b.press_enter(COMPOSER).await;
-}
-
-/// Puts `text` into the composer at once (for long or odd text that
-/// keystrokes would mangle or take ages over), then presses Enter.
-pub async fn paste_and_send(b: &Browser, text: &str) {
-    b.wait_for(COMPOSER, secs(10)).await;
-    b.js(
-        "const t = document.querySelector(arguments[0]); t.value = arguments[1]; \
-         t.dispatchEvent(new Event('input', {bubbles: true}));",
-        vec![json!(COMPOSER), json!(text)],
-    )
-    .await;
-    b.press_enter(COMPOSER).await;
 }
 
 /// The diagnostics counters, read from the settings panel (opened and
@@ -238,20 +191,6 @@ pub async fn wait_turn_over(b: &Browser, timeout: Duration) {
     .await;
 }
 
-/// `localStorage[key]`, parsed as JSON.
-pub async fn local_storage(b: &Browser, key: &str) -> Value {
-    let raw = b
-        .js(
-            "return localStorage.getItem(arguments[0]);",
-            vec![json!(key)],
-        )
-        .await;
-    match raw.as_str() {
-        Some(s) => serde_json::from_str(s).unwrap_or(Value::String(s.to_string())),
-        None => Value::Null,
-    }
-}
-
 /// Errors that mean the app broke: a Rust panic or a wasm trap, anything
 /// uncaught. (Warnings, e.g. "dropped a frame", are expected.)
 pub async fn assert_no_crash(b: &Browser) {
@@ -279,9 +218,7 @@ pub async fn assert_no_crash(b: &Browser) {
 /// only a fragment change) and waits for the new page to boot.
 pub async fn reload(b: &Browser) {
     b.js("window.__beforeReload = true;", vec![]).await;
-    if let Err(e) = b.client().refresh().await {
-        b.fail(&format!("reload failed: {e}")).await;
-    }
+    b.refresh().await;
     b.poll("the reloaded page to boot", secs(30), || async {
         let v = b
             .js(

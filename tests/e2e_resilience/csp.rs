@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::common::{send, wait_turn_over, CONNECTED};
-use crate::support::{paths, secs, App, GatewayOpts};
+use super::common::wait_turn_over;
+use crate::support::ui::{send, set_select, CONNECTED};
+use crate::support::{paths, secs, App, Browser, GatewayOpts};
 
 fn csp_of(index_html: &str) -> String {
     let at = index_html
@@ -151,12 +152,7 @@ async fn a_full_turn_runs_under_the_policy_without_a_violation() {
     }
     b.click("[data-testid=open-settings]").await;
     for theme in ["dark", "light", "system"] {
-        b.js(
-            "const s = document.querySelector('select[name=theme]'); s.value = arguments[0]; \
-             s.dispatchEvent(new Event('change', {bubbles: true}));",
-            vec![json!(theme)],
-        )
-        .await;
+        set_select(b, "theme", theme).await;
     }
     b.click("[data-testid=close-settings]").await;
     tokio::time::sleep(secs(1)).await;
@@ -177,7 +173,7 @@ async fn a_full_turn_runs_under_the_policy_without_a_violation() {
 }
 
 /// The highest `seq` of a finished answer on screen (0 if none).
-async fn newest_answer_seq(b: &crate::support::Browser) -> u64 {
+async fn newest_answer_seq(b: &Browser) -> u64 {
     b.js(
         "return Math.max(0, ...Array.from(document.querySelectorAll('.row[data-seq]'))\
            .filter(r => r.querySelector('.msg-assistant .msg-footer .model'))\

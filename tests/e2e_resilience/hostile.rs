@@ -11,10 +11,11 @@ use std::time::Duration;
 use aria_web::render::XSS_VECTORS;
 use serde_json::{json, Value};
 
-use super::common::{paste_and_send, send, Page, CONNECTED};
+use super::common::assert_no_crash;
 use crate::support::canary::Canary;
 use crate::support::fake_gateway::{FakeGateway, FakeOpts};
-use crate::support::{secs, Browser};
+use crate::support::ui::{paste_and_send, send, set_select, CONNECTED};
+use crate::support::{secs, Browser, Page};
 
 /// Trips on script execution and records any dangerous node or attribute
 /// as it is added, even if the virtualised timeline unmounts it later.
@@ -193,15 +194,6 @@ fn turn_frames(i: usize, v: &str, seq: &mut u64) -> Vec<Value> {
         "tokens": 3, "ts": 1_700_000_000_004i64}),
     );
     frames
-}
-
-async fn set_select(b: &Browser, name: &str, value: &str) {
-    b.js(
-        "const s = document.querySelector(`select[name=${arguments[0]}]`); s.value = arguments[1]; \
-         s.dispatchEvent(new Event('change', {bubbles: true}));",
-        vec![json!(name), json!(value)],
-    )
-    .await;
 }
 
 /// Scrolls `css` from top to bottom so every virtualised row is mounted once.
@@ -482,7 +474,7 @@ async fn hostile_content_is_inert_everywhere_it_is_shown() {
         .await;
     assert_eq!(img, json!("no-referrer"), "the loaded image");
     assert_eq!(canary.hits().len(), 1, "hits: {:?}", canary.hits());
-    super::common::assert_no_crash(b).await;
+    assert_no_crash(b).await;
     page.browser.close().await;
 }
 

@@ -5,11 +5,11 @@
 use serde_json::{json, Value};
 
 use super::common::{
-    local_storage, reload, send, status, timeline, wait_status, wait_turn_over, Page, CONNECTED,
+    assert_no_crash, behind_proxy, reload, show_rows, status, timeline, wait_status, wait_turn_over,
 };
 use crate::support::fake_gateway::{FakeGateway, FakeOpts};
-use crate::support::tcp_proxy::TcpProxy;
-use crate::support::{secs, Browser, Gateway, GatewayOpts};
+use crate::support::ui::{hash, local_storage, send, send_new_thread, CONNECTED};
+use crate::support::{secs, Browser, Gateway, GatewayOpts, Page};
 
 const OUTBOX: &str = "aria.outbox";
 
@@ -36,28 +36,27 @@ fn outbox_texts(v: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A fake gateway (`opts`) with one empty thread, `c1`, and the app
+/// connected to it in that thread.
+async fn fake_thread(opts: FakeOpts) -> (FakeGateway, Page) {
+    let fake = FakeGateway::start(opts).await;
+    fake.add_channel(json!({"channel_id": "c1", "title": "One", "last_seq": 0}));
+    let page = Page::open(&fake.ws_url(), "#/t/c1").await;
+    page.browser.wait_for(CONNECTED, secs(20)).await;
+    (fake, page)
+}
+
 #[tokio::test]
 async fn an_offline_message_is_pending_survives_a_reload_and_is_sent_exactly_once() {
-    let gateway = Gateway::start(GatewayOpts::default());
-    let proxy = TcpProxy::start(gateway.addr()).await;
-    let page = Page::open(&proxy.ws_url(), "").await;
+    let (mut gateway, proxy, page) = behind_proxy(GatewayOpts::default()).await;
     let b = &page.browser;
-    b.attach_log("gateway 1 output", gateway.output_handle());
     b.wait_for(CONNECTED, secs(20)).await;
 
     // A thread to write in.
-    send(b, "first message").await;
-    b.poll("the auto thread to open", secs(10), || async {
-        let url = b.client().current_url().await.ok()?;
-        url.fragment()
-            .filter(|f| f.starts_with("/t/"))
-            .map(|f| f.to_string())
-    })
-    .await;
+    send_new_thread(b, "first message").await;
     wait_turn_over(b, secs(30)).await;
 
     // The gateway goes away.
-    let mut gateway = gateway;
     gateway.kill();
     b.poll(
         "the app to notice the gateway is gone",
@@ -95,7 +94,7 @@ async fn an_offline_message_is_pending_survives_a_reload_and_is_sent_exactly_onc
         data_dir: Some(gateway.data_dir().to_path_buf()),
         ..GatewayOpts::default()
     });
-    b.attach_log("gateway 2 output", restarted.output_handle());
+    b.attach_log("restarted gateway output", restarted.output_handle());
     proxy.set_upstream(restarted.addr());
     b.wait_for(CONNECTED, secs(30)).await;
     b.poll(
@@ -116,9 +115,7 @@ async fn an_offline_message_is_pending_survives_a_reload_and_is_sent_exactly_onc
     tokio::time::sleep(secs(2)).await;
 
     // Exactly once in the gateway's log, and on a fresh device.
-    let hash = b.client().current_url().await.unwrap();
-    let hash = format!("#{}", hash.fragment().unwrap_or_default());
-    let fresh = page.second_browser(&proxy.ws_url(), &hash).await;
+    let fresh = page.second_browser(&proxy.ws_url(), &hash(b).await).await;
     fresh.wait_for(CONNECTED, secs(20)).await;
     fresh
         .poll(
@@ -137,16 +134,16 @@ async fn an_offline_message_is_pending_survives_a_reload_and_is_sent_exactly_onc
         copies,
         1,
         "the gateway logged the offline message {copies} times:\n{}",
-        super::common::show_rows(&rows)
+        show_rows(&rows)
     );
     // One answer to it, not two.
     let answers = rows
         .iter()
         .filter(|r| r.kind == "assistant" && r.text.contains("typed while offline"))
         .count();
-    assert_eq!(answers, 1, "{}", super::common::show_rows(&rows));
+    assert_eq!(answers, 1, "{}", show_rows(&rows));
     fresh.close().await;
-    super::common::assert_no_crash(b).await;
+    assert_no_crash(b).await;
     page.browser.close().await;
 }
 
@@ -155,15 +152,12 @@ async fn an_offline_message_is_pending_survives_a_reload_and_is_sent_exactly_onc
 /// gateway is idempotent on it), and shows it once.
 #[tokio::test]
 async fn a_send_whose_echo_was_lost_is_resent_with_the_same_id() {
-    let fake = FakeGateway::start(FakeOpts {
+    let (fake, page) = fake_thread(FakeOpts {
         echo: false,
         ..FakeOpts::default()
     })
     .await;
-    fake.add_channel(json!({"channel_id": "c1", "title": "One", "last_seq": 0}));
-    let page = Page::open(&fake.ws_url(), "#/t/c1").await;
     let b = &page.browser;
-    b.wait_for(CONNECTED, secs(20)).await;
     send(b, "echo gets lost").await;
     let first = fake
         .wait_received("the send", secs(5), |f| f["type"] == "message.send")
@@ -192,15 +186,12 @@ async fn a_send_whose_echo_was_lost_is_resent_with_the_same_id() {
 /// after a reload; retrying sends it again and it is delivered.
 #[tokio::test]
 async fn a_rejected_send_shows_the_error_and_can_be_retried() {
-    let fake = FakeGateway::start(FakeOpts {
+    let (fake, page) = fake_thread(FakeOpts {
         reject_sends: 1,
         ..FakeOpts::default()
     })
     .await;
-    fake.add_channel(json!({"channel_id": "c1", "title": "One", "last_seq": 0}));
-    let page = Page::open(&fake.ws_url(), "#/t/c1").await;
     let b = &page.browser;
-    b.wait_for(CONNECTED, secs(20)).await;
     send(b, "please refuse me").await;
     b.wait_for(".msg-user.failed [data-testid=retry-send]", secs(5))
         .await;

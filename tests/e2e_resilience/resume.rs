@@ -7,10 +7,11 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use super::common::{
-    assert_no_crash, reload, send, show_rows, timeline, wait_turn_over, Page, RowDump, CONNECTED,
+    assert_no_crash, behind_proxy, reload, show_rows, timeline, wait_turn_over, RowDump,
 };
 use crate::support::tcp_proxy::TcpProxy;
-use crate::support::{secs, Browser, Gateway, GatewayOpts};
+use crate::support::ui::{send, send_new_thread, CONNECTED};
+use crate::support::{secs, Browser, Gateway, GatewayOpts, Page};
 
 /// A loopback address where nothing listens (connections are refused).
 fn dead_addr() -> SocketAddr {
@@ -26,20 +27,18 @@ async fn outage(proxy: &TcpProxy, upstream: SocketAddr, down: Duration) {
     proxy.set_upstream(upstream);
 }
 
-/// The current URL's `#…` part.
-async fn hash_of(b: &Browser) -> String {
-    let url = b.client().current_url().await.unwrap();
-    format!("#{}", url.fragment().unwrap_or_default())
+/// Sends `text` from the new-thread pane and waits for the thread to open;
+/// returns its `#/t/<id>`.
+async fn start_turn(b: &Browser, text: &str) -> String {
+    format!("#/t/{}", send_new_thread(b, text).await)
 }
 
-/// Sends `text` from the new-thread pane and waits for the thread to open.
-async fn start_turn(b: &Browser, text: &str) -> String {
-    send(b, text).await;
-    b.poll("the auto thread to open", secs(10), || async {
-        let h = hash_of(b).await;
-        h.starts_with("#/t/").then_some(h)
-    })
-    .await
+/// Another device, straight on `gateway` at `hash`, connected.
+async fn second_device(page: &Page, gateway: &Gateway, hash: &str) -> Browser {
+    let b = page.second_browser(&gateway.ws_url(), hash).await;
+    b.attach_log("gateway output", gateway.output_handle());
+    b.wait_for(CONNECTED, secs(20)).await;
+    b
 }
 
 /// Length of the streaming answer's text, if one is streaming.
@@ -64,6 +63,22 @@ async fn tool_running(b: &Browser, what: &str) -> bool {
     .await
     .as_bool()
     .unwrap_or(false)
+}
+
+/// Waits until an answer streams and returns its length so far.
+async fn wait_streaming(b: &Browser) -> usize {
+    b.poll("the answer to start streaming", secs(30), || async {
+        streaming_len(b).await.filter(|n| *n > 0)
+    })
+    .await
+}
+
+/// Waits until a tool card whose text contains `tool` is running.
+async fn wait_tool_running(b: &Browser, tool: &str, what: &str, timeout: Duration) {
+    b.poll(what, timeout, || async {
+        tool_running(b, tool).await.then_some(())
+    })
+    .await;
 }
 
 /// Waits until the streaming answer has grown past `len` while still
@@ -92,36 +107,25 @@ async fn assert_same_timeline(a: &Browser, b: &Browser, what: &str) {
 /// the answer streams), each time for about a second.
 #[tokio::test]
 async fn a_dropped_socket_mid_turn_resumes_live_and_ends_like_a_device_that_stayed() {
-    let gateway = Gateway::start(GatewayOpts {
+    let (gateway, proxy, page) = behind_proxy(GatewayOpts {
         demo_delay_ms: 200,
         ..GatewayOpts::default()
-    });
-    let proxy = TcpProxy::start(gateway.addr()).await;
-    let page = Page::open(&proxy.ws_url(), "").await;
+    })
+    .await;
     let a = &page.browser;
-    a.attach_log("gateway output", gateway.output_handle());
     a.wait_for(CONNECTED, secs(20)).await;
 
     let hash = start_turn(a, "/demo all").await;
-    let stayed = page.second_browser(&gateway.ws_url(), &hash).await;
-    stayed.attach_log("gateway output", gateway.output_handle());
-    stayed.wait_for(CONNECTED, secs(20)).await;
+    let stayed = second_device(&page, &gateway, &hash).await;
 
     // Drop 1: while the long tool call runs; its end and the next
     // commentary are logged while this device is away.
-    a.poll("the cargo test tool to run", secs(30), || async {
-        tool_running(a, "cargo test").await.then_some(())
-    })
-    .await;
+    wait_tool_running(a, "cargo test", "the cargo test tool to run", secs(30)).await;
     outage(&proxy, gateway.addr(), Duration::from_millis(1500)).await;
     a.wait_for(CONNECTED, secs(15)).await;
 
     // Drop 2: while the answer streams.
-    let len = a
-        .poll("the answer to start streaming", secs(30), || async {
-            streaming_len(a).await.filter(|n| *n > 0)
-        })
-        .await;
+    let len = wait_streaming(a).await;
     outage(&proxy, gateway.addr(), Duration::from_millis(700)).await;
     wait_streaming_past(a, len, "the answer to keep streaming after the reconnect").await;
 
@@ -139,25 +143,19 @@ async fn a_dropped_socket_mid_turn_resumes_live_and_ends_like_a_device_that_stay
 /// reconnect, so only the gap fill after it can bring the final answer.
 #[tokio::test]
 async fn a_turn_that_ends_while_the_device_is_away_is_filled_in_after_the_reconnect() {
-    let gateway = Gateway::start(GatewayOpts {
+    let (gateway, proxy, page) = behind_proxy(GatewayOpts {
         demo_delay_ms: 50,
         ..GatewayOpts::default()
-    });
-    let proxy = TcpProxy::start(gateway.addr()).await;
-    let page = Page::open(&proxy.ws_url(), "").await;
+    })
+    .await;
     let a = &page.browser;
-    a.attach_log("gateway output", gateway.output_handle());
     a.wait_for(CONNECTED, secs(20)).await;
     let hash = start_turn(a, "/demo nostream").await;
     wait_turn_over(a, secs(30)).await;
-    let stayed = page.second_browser(&gateway.ws_url(), &hash).await;
-    stayed.wait_for(CONNECTED, secs(20)).await;
+    let stayed = second_device(&page, &gateway, &hash).await;
     // About 7 s of streaming.
     send(a, "/demo long").await;
-    a.poll("the answer to start streaming", secs(30), || async {
-        streaming_len(a).await.filter(|n| *n > 0)
-    })
-    .await;
+    wait_streaming(a).await;
     // Away until the turn is over on the device that stayed.
     proxy.set_upstream(dead_addr());
     proxy.cut_all();
@@ -177,36 +175,29 @@ async fn a_turn_that_ends_while_the_device_is_away_is_filled_in_after_the_reconn
 /// works and looks the same as on a fresh device.
 #[tokio::test]
 async fn a_gateway_killed_mid_turn_and_restarted_loses_nothing_logged() {
-    let first = Gateway::start(GatewayOpts {
+    let (mut first, proxy, page) = behind_proxy(GatewayOpts {
         demo_delay_ms: 100,
         ..GatewayOpts::default()
-    });
-    let proxy = TcpProxy::start(first.addr()).await;
-    let page = Page::open(&proxy.ws_url(), "").await;
+    })
+    .await;
     let a = &page.browser;
-    a.attach_log("gateway 1 output", first.output_handle());
     a.wait_for(CONNECTED, secs(20)).await;
 
     let hash = start_turn(a, "/demo all").await;
-    a.poll("the cargo test tool to run", secs(30), || async {
-        tool_running(a, "cargo test").await.then_some(())
-    })
-    .await;
-    let mut first = first;
+    wait_tool_running(a, "cargo test", "the cargo test tool to run", secs(30)).await;
     first.kill();
     let second = Gateway::start(GatewayOpts {
         demo_delay_ms: 20,
         data_dir: Some(first.data_dir().to_path_buf()),
         ..GatewayOpts::default()
     });
-    a.attach_log("gateway 2 output", second.output_handle());
+    a.attach_log("restarted gateway output", second.output_handle());
     proxy.set_upstream(second.addr());
     a.wait_for(CONNECTED, secs(30)).await;
     // The dead turn is over on this device: nothing spins forever.
     wait_turn_over(a, secs(15)).await;
 
-    let fresh = page.second_browser(&second.ws_url(), &hash).await;
-    fresh.wait_for(CONNECTED, secs(20)).await;
+    let fresh = second_device(&page, &second, &hash).await;
     fresh
         .poll("the thread on a fresh device", secs(10), || async {
             (fresh.count(".msg-user").await >= 1).then_some(())
@@ -279,27 +270,22 @@ async fn a_page_reloaded_mid_turn_shows_it_live_and_ends_like_a_device_that_stay
     a.attach_log("gateway output", gateway.output_handle());
     a.wait_for(CONNECTED, secs(20)).await;
     let hash = start_turn(a, "/demo all").await;
-    let stayed = page.second_browser(&gateway.ws_url(), &hash).await;
-    stayed.wait_for(CONNECTED, secs(20)).await;
+    let stayed = second_device(&page, &gateway, &hash).await;
 
     // Reload 1: while a tool runs.
-    a.poll("the cargo test tool to run", secs(30), || async {
-        tool_running(a, "cargo test").await.then_some(())
-    })
-    .await;
+    wait_tool_running(a, "cargo test", "the cargo test tool to run", secs(30)).await;
     reload(a).await;
     a.wait_for(CONNECTED, secs(20)).await;
-    a.poll("the running tool after the reload", secs(10), || async {
-        tool_running(a, "cargo test").await.then_some(())
-    })
+    wait_tool_running(
+        a,
+        "cargo test",
+        "the running tool after the reload",
+        secs(10),
+    )
     .await;
 
     // Reload 2: while the answer streams.
-    let len = a
-        .poll("the answer to start streaming", secs(30), || async {
-            streaming_len(a).await.filter(|n| *n > 0)
-        })
-        .await;
+    let len = wait_streaming(a).await;
     reload(a).await;
     a.wait_for(CONNECTED, secs(20)).await;
     wait_streaming_past(a, len, "the streaming answer after the reload").await;

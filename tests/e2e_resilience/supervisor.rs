@@ -6,10 +6,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::common::{status, status_text, wait_status, Page, CONNECTED};
+use super::common::{behind_proxy, status, status_text, wait_status};
 use crate::support::fake_gateway::{FakeGateway, FakeOpts};
 use crate::support::tcp_proxy::TcpProxy;
-use crate::support::{secs, Gateway, GatewayOpts};
+use crate::support::ui::CONNECTED;
+use crate::support::{secs, Browser, Gateway, GatewayOpts, Page};
 
 /// A gateway that accepts the socket and closes it at once: the app keeps
 /// retrying, each delay in the upper half of an exponential step from
@@ -101,14 +102,12 @@ async fn retries_back_off_exponentially_with_jitter_and_retry_now_skips_the_wait
 /// until the token is set in Settings.
 #[tokio::test]
 async fn unauthorized_stops_retrying_until_the_token_is_set() {
-    let gateway = Gateway::start(GatewayOpts {
+    let (_gateway, proxy, page) = behind_proxy(GatewayOpts {
         token: Some("s3cret-token".into()),
         ..GatewayOpts::default()
-    });
-    let proxy = TcpProxy::start(gateway.addr()).await;
-    let page = Page::open(&proxy.ws_url(), "").await;
+    })
+    .await;
     let b = &page.browser;
-    b.attach_log("gateway output", gateway.output_handle());
 
     wait_status(b, "unauthorized", secs(20)).await;
     let label = status_text(b).await;
@@ -146,7 +145,7 @@ async fn unauthorized_stops_retrying_until_the_token_is_set() {
     page.browser.close().await;
 }
 
-async fn set_token(b: &crate::support::Browser, token: &str) {
+async fn set_token(b: &Browser, token: &str) {
     if !b.exists("input[name=token]").await {
         b.click("[data-testid=open-settings]").await;
     }
@@ -194,11 +193,8 @@ async fn an_unusable_address_shows_offline() {
 /// without waiting for the dead one's closing handshake.
 #[tokio::test]
 async fn a_silent_connection_is_declared_dead_after_two_missed_pongs() {
-    let gateway = Gateway::start(GatewayOpts::default());
-    let proxy = TcpProxy::start(gateway.addr()).await;
-    let page = Page::open(&proxy.ws_url(), "").await;
+    let (_gateway, proxy, page) = behind_proxy(GatewayOpts::default()).await;
     let b = &page.browser;
-    b.attach_log("gateway output", gateway.output_handle());
     b.wait_for(CONNECTED, secs(20)).await;
     assert_eq!(proxy.connections(), 1);
 

@@ -2,10 +2,11 @@
 
 use serde_json::{json, Value};
 
-use super::common::*;
-use super::fake_gateway::{FakeApp, Script, Step};
 use super::helpers::*;
-use crate::support::{secs, App, GatewayOpts};
+use crate::support::fake_gateway::{FakeGateway, FakeOpts, Step};
+use crate::support::recorder::*;
+use crate::support::ui::*;
+use crate::support::{run, secs};
 
 const FIRST: &str = "please summarize the repository layout for me";
 /// The gateway's derived title: the first line, at most 48 characters.
@@ -16,14 +17,9 @@ const BETTER: &str = "Summarize the repository layout for me";
 #[test]
 fn the_first_send_jumps_into_a_new_thread_and_its_title_improves() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            // The better title comes 37 steps after the message (~1.5 s).
-            demo_delay_ms: 40,
-            ..GatewayOpts::default()
-        })
-        .await;
+        // The better title comes 37 steps after the message (~1.5 s).
+        let app = demo_app(40).await;
         let b = &app.browser;
-        connected(b).await;
         if chat_title(b).await != "New thread" || b.count(".thread-item").await != 0 {
             b.fail("a fresh gateway should open on the empty new-thread pane")
                 .await;
@@ -93,8 +89,7 @@ fn the_first_send_jumps_into_a_new_thread_and_its_title_improves() {
             b.fail("the new thread is not marked active in the sidebar")
                 .await;
         }
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }
 
@@ -104,24 +99,26 @@ fn the_first_send_jumps_into_a_new_thread_and_its_title_improves() {
 #[test]
 fn the_pending_bubble_moves_into_the_new_thread_then_is_delivered() {
     run(|| async {
-        let script = Script {
-            channels: Vec::new(),
-            history: Default::default(),
-            turn: Box::new(|_| {
-                vec![
-                    Step::Frame(json!({"type": "typing", "on": true})),
-                    Step::Pause(50),
-                    Step::Frame(
-                        json!({"type": "message", "message_id": "a1", "role": "assistant",
-                                       "text": "Moved and answered.", "model": "fake-model", "tokens": 4}),
-                    ),
-                    Step::Frame(json!({"type": "typing", "on": false})),
-                ]
-            }),
-        };
-        let app = FakeApp::start(script, "").await;
-        let b = &app.browser;
-        connected(b).await;
+        let fake = FakeGateway::start(FakeOpts {
+            // Each step of the auto-thread (send → `channel.created` → echo)
+            // takes this long, so the pending bubble is seen in each place.
+            auto_step_ms: 400,
+            ..FakeOpts::default()
+        })
+        .await;
+        fake.set_turn(|_| {
+            vec![
+                Step::Frame(json!({"type": "typing", "on": true})),
+                Step::Pause(50),
+                Step::Frame(
+                    json!({"type": "message", "message_id": "a1", "role": "assistant",
+                                   "text": "Moved and answered.", "model": "fake-model", "tokens": 4}),
+                ),
+                Step::Frame(json!({"type": "typing", "on": false})),
+            ]
+        });
+        let page = fake_page(&fake, "").await;
+        let b = &page.browser;
         start_recorder(b).await;
         send(b, "relocate me").await;
         b.poll("the thread to be answered", secs(10), || async {
@@ -167,7 +164,6 @@ fn the_pending_bubble_moves_into_the_new_thread_then_is_delivered() {
             b.fail("the new thread should carry its title in the header and the sidebar")
                 .await;
         }
-        b.assert_no_console_errors().await;
-        app.close().await;
+        page.finish().await;
     })
 }

@@ -4,8 +4,10 @@
 use std::time::Duration;
 
 use fantoccini::actions::{
-    InputSource, MouseActions, PointerAction, TouchActions, MOUSE_BUTTON_LEFT, MOUSE_BUTTON_RIGHT,
+    Actions, InputSource, MouseActions, PointerAction, TouchActions, MOUSE_BUTTON_LEFT,
+    MOUSE_BUTTON_RIGHT,
 };
+use fantoccini::elements::Element;
 use fantoccini::key::Key;
 use serde_json::{json, Value};
 
@@ -61,26 +63,36 @@ pub async fn chat_title(b: &Browser) -> String {
     b.text_of("[data-testid=chat-title]").await
 }
 
+/// The pointer onto `el` (its center).
+fn onto(el: Element) -> PointerAction {
+    PointerAction::MoveToElement {
+        element: el,
+        duration: None,
+        x: 0.0,
+        y: 0.0,
+    }
+}
+
+/// Performs WebDriver `actions`, then releases them.
+async fn perform(b: &Browser, actions: impl Into<Actions>, what: &str) {
+    if let Err(e) = b.client().perform_actions(actions).await {
+        b.fail(&format!("{what} failed: {e}")).await;
+    }
+    let _ = b.client().release_actions().await;
+}
+
 /// Right-clicks the thread's link with a real (WebDriver) mouse.
 pub async fn right_click(b: &Browser, id: &str) {
     let el = b.wait_for(&link(id), secs(10)).await;
     let mouse = MouseActions::new("mouse".into())
-        .then(PointerAction::MoveToElement {
-            element: el,
-            duration: None,
-            x: 0.0,
-            y: 0.0,
-        })
+        .then(onto(el))
         .then(PointerAction::Down {
             button: MOUSE_BUTTON_RIGHT,
         })
         .then(PointerAction::Up {
             button: MOUSE_BUTTON_RIGHT,
         });
-    if let Err(e) = b.client().perform_actions(mouse).await {
-        b.fail(&format!("right-click failed: {e}")).await;
-    }
-    let _ = b.client().release_actions().await;
+    perform(b, mouse, "right-click").await;
 }
 
 /// Touches the thread's link for `hold`; with `drag`, the finger moves
@@ -88,12 +100,7 @@ pub async fn right_click(b: &Browser, id: &str) {
 pub async fn touch_hold(b: &Browser, id: &str, hold: Duration, drag: bool) {
     let el = b.wait_for(&link(id), secs(10)).await;
     let mut finger = TouchActions::new("finger".into())
-        .then(PointerAction::MoveToElement {
-            element: el,
-            duration: None,
-            x: 0.0,
-            y: 0.0,
-        })
+        .then(onto(el))
         .then(PointerAction::Down {
             button: MOUSE_BUTTON_LEFT,
         });
@@ -112,10 +119,7 @@ pub async fn touch_hold(b: &Browser, id: &str, hold: Duration, drag: bool) {
     finger = finger.then(PointerAction::Up {
         button: MOUSE_BUTTON_LEFT,
     });
-    if let Err(e) = b.client().perform_actions(finger).await {
-        b.fail(&format!("touch actions failed: {e}")).await;
-    }
-    let _ = b.client().release_actions().await;
+    perform(b, finger, "touch actions").await;
 }
 
 /// Focuses the thread's link and presses Shift+F10.

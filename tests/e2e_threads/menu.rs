@@ -7,9 +7,9 @@ use std::time::Duration;
 use fantoccini::key::Key;
 use serde_json::json;
 
-use super::common::*;
 use super::helpers::*;
-use crate::support::{secs, App, Browser, GatewayOpts};
+use crate::support::ui::*;
+use crate::support::{run, secs, Browser};
 
 async fn menu_items(b: &Browser) -> Vec<String> {
     let v = b
@@ -50,15 +50,9 @@ async fn escape_closes(b: &Browser) {
 #[test]
 fn the_menu_opens_by_right_click_long_press_and_keyboard() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 5,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(5).await;
         let b = &app.browser;
-        connected(b).await;
-        let id = send_new_thread(b, "menu test thread").await;
-        wait_answers(b, 1).await;
+        let id = new_thread_answered(b, "menu test thread").await;
 
         // Right-click; Escape closes.
         right_click(b, &id).await;
@@ -133,23 +127,16 @@ fn the_menu_opens_by_right_click_long_press_and_keyboard() {
             .await;
         }
         escape_closes(b).await;
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }
 
 #[test]
 fn rename_inline_and_copy_link() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 5,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(5).await;
         let b = &app.browser;
-        connected(b).await;
-        let id = send_new_thread(b, "rename me later").await;
-        wait_answers(b, 1).await;
+        let id = new_thread_answered(b, "rename me later").await;
         // The demo's late auto title first, so it cannot race the rename.
         b.poll("the auto title", secs(10), || async {
             (title_of(b, &id).await.as_deref() == Some("Rename me later")).then_some(())
@@ -237,7 +224,6 @@ fn rename_inline_and_copy_link() {
             ))
             .await;
         }
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }

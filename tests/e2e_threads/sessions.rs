@@ -4,9 +4,10 @@
 
 use serde_json::Value;
 
-use super::common::*;
 use super::helpers::*;
-use crate::support::{secs, App, Browser, GatewayOpts};
+use crate::support::recorder::*;
+use crate::support::ui::*;
+use crate::support::{run, secs, App, Browser};
 
 /// Waits until the thread `id` is open: URL, active item, header title.
 async fn wait_open(b: &Browser, id: &str, title: &str) {
@@ -18,6 +19,15 @@ async fn wait_open(b: &Browser, id: &str, title: &str) {
         ok.then_some(())
     })
     .await;
+}
+
+/// Another browser on the deep link of thread `id`, connected.
+async fn open_at_thread(app: &App, id: &str) -> Browser {
+    let b = app
+        .open_browser_at(&format!("{}#/t/{id}", app.gateway.app_url()))
+        .await;
+    connected(&b).await;
+    b
 }
 
 /// How many user bubbles hold exactly `text`.
@@ -32,22 +42,11 @@ async fn bubbles_with(b: &Browser, text: &str) -> usize {
 #[test]
 fn deep_links_back_forward_and_an_unknown_thread() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 5,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(5).await;
         let b = &app.browser;
-        connected(b).await;
-        let a = send_new_thread(b, "first deep thread").await;
-        wait_answers(b, 1).await;
-        b.click("[data-testid=new-thread]").await;
-        b.poll("the new-thread pane", secs(5), || async {
-            hash_channel(b).await.is_none().then_some(())
-        })
-        .await;
-        let z = send_new_thread(b, "second deep thread").await;
-        wait_answers(b, 1).await;
+        let a = new_thread_answered(b, "first deep thread").await;
+        new_thread_pane(b).await;
+        let z = new_thread_answered(b, "second deep thread").await;
         let title_a = "First deep thread";
         let title_z = "Second deep thread";
         b.poll("both better titles", secs(10), || async {
@@ -58,10 +57,7 @@ fn deep_links_back_forward_and_an_unknown_thread() {
         .await;
 
         // A fresh browser opened on a deep link shows that thread.
-        let other = app
-            .open_browser_at(&format!("{}#/t/{a}", app.gateway.app_url()))
-            .await;
-        connected(&other).await;
+        let other = open_at_thread(&app, &a).await;
         wait_open(&other, &a, title_a).await;
         other
             .poll("the linked thread's messages", secs(10), || async {
@@ -95,14 +91,10 @@ fn deep_links_back_forward_and_an_unknown_thread() {
                 (bubbles_with(&other, "second deep thread").await == 1).then_some(())
             })
             .await;
-        other.assert_no_console_errors().await;
-        other.close().await;
+        other.finish().await;
 
         // An unknown id: a notice, and the new-thread pane.
-        let lost = app
-            .open_browser_at(&format!("{}#/t/c_no_such_thread", app.gateway.app_url()))
-            .await;
-        connected(&lost).await;
+        let lost = open_at_thread(&app, "c_no_such_thread").await;
         let notice = lost
             .poll("a notice about the unknown thread", secs(10), || async {
                 lost.try_text_of(".notice").await
@@ -120,30 +112,19 @@ fn deep_links_back_forward_and_an_unknown_thread() {
             lost.fail("after the fallback the thread list should be intact, nothing active")
                 .await;
         }
-        lost.assert_no_console_errors().await;
-        lost.close().await;
-        app.assert_no_console_errors().await;
-        app.close().await;
+        lost.finish().await;
+        app.finish().await;
     })
 }
 
 #[test]
 fn two_sessions_see_each_message_exactly_once_and_both_stream() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 40,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(40).await;
         let one = &app.browser;
-        connected(one).await;
-        let id = send_new_thread(one, "hello from one").await;
-        wait_answers(one, 1).await;
+        let id = new_thread_answered(one, "hello from one").await;
 
-        let two = app
-            .open_browser_at(&format!("{}#/t/{id}", app.gateway.app_url()))
-            .await;
-        connected(&two).await;
+        let two = open_at_thread(&app, &id).await;
         two.poll(
             "the thread's first turn in session two",
             secs(10),
@@ -203,37 +184,21 @@ fn two_sessions_see_each_message_exactly_once_and_both_stream() {
                 }
             }
         }
-        two.assert_no_console_errors().await;
-        two.close().await;
-        app.assert_no_console_errors().await;
-        app.close().await;
+        two.finish().await;
+        app.finish().await;
     })
 }
 
 #[test]
 fn delete_asks_first_and_reaches_every_session() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 5,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(5).await;
         let one = &app.browser;
-        connected(one).await;
-        let keep = send_new_thread(one, "keep this thread").await;
-        wait_answers(one, 1).await;
-        one.click("[data-testid=new-thread]").await;
-        one.poll("the new-thread pane", secs(5), || async {
-            hash_channel(one).await.is_none().then_some(())
-        })
-        .await;
-        let doomed = send_new_thread(one, "delete this thread").await;
-        wait_answers(one, 1).await;
+        let keep = new_thread_answered(one, "keep this thread").await;
+        new_thread_pane(one).await;
+        let doomed = new_thread_answered(one, "delete this thread").await;
 
-        let two = app
-            .open_browser_at(&format!("{}#/t/{doomed}", app.gateway.app_url()))
-            .await;
-        connected(&two).await;
+        let two = open_at_thread(&app, &doomed).await;
         two.poll("both threads in session two", secs(10), || async {
             (two.count(".thread-item").await == 2
                 && bubbles_with(&two, "delete this thread").await == 1)
@@ -275,9 +240,7 @@ fn delete_asks_first_and_reaches_every_session() {
                 b.fail("the other thread should remain").await;
             }
         }
-        two.assert_no_console_errors().await;
-        two.close().await;
-        app.assert_no_console_errors().await;
-        app.close().await;
+        two.finish().await;
+        app.finish().await;
     })
 }

@@ -1,30 +1,23 @@
 //! The thread list: newest activity first, pinned on top (kept across a
 //! reload), unread and busy badges, mark read.
 
-use super::common::*;
 use super::helpers::*;
-use crate::support::{secs, App, GatewayOpts};
+use crate::support::ui::*;
+use crate::support::{run, secs};
 
 #[test]
 fn order_badges_mark_read_and_pins() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 30,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(30).await;
         let b = &app.browser;
-        connected(b).await;
 
-        let a = send_new_thread(b, "alpha thread").await;
-        wait_answers(b, 1).await;
+        let a = new_thread_answered(b, "alpha thread").await;
         b.click("[data-testid=new-thread]").await;
         b.poll("the new-thread pane", secs(5), || async {
             (hash_channel(b).await.is_none() && chat_title(b).await == "New thread").then_some(())
         })
         .await;
-        let bb = send_new_thread(b, "beta thread").await;
-        wait_answers(b, 1).await;
+        let bb = new_thread_answered(b, "beta thread").await;
         // Newest activity first.
         wait_order(b, &[&bb, &a]).await;
 
@@ -101,10 +94,7 @@ fn order_badges_mark_read_and_pins() {
             ))
             .await;
         }
-        if let Err(e) = b.client().refresh().await {
-            b.fail(&format!("reload failed: {e}")).await;
-        }
-        connected(b).await;
+        reload_connected(b).await;
         wait_order(b, &[&bb, &a]).await;
         b.wait_for(&format!("{} .pin", item(&bb)), secs(5)).await;
         // A pinned thread stays on top even when another gets newer activity.
@@ -138,7 +128,6 @@ fn order_badges_mark_read_and_pins() {
         if b.exists(".thread-item .pin").await {
             b.fail("the pin mark stayed after Unpin").await;
         }
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }

@@ -2,37 +2,13 @@
 //! compact lines, its settings, the final answer replacing it, and the
 //! "N tool calls" expander.
 
-use std::collections::HashMap;
-
+use aria_web::render::LABEL_POOL;
 use serde_json::{json, Value};
 
-use super::common::*;
-use super::fake_gateway::{channel, message_item, FakeApp, Script, Step};
-use crate::support::{secs, App, Browser, GatewayOpts};
-
-/// src/render/progress.rs `LABEL_POOL`.
-const LABEL_POOL: [&str; 20] = [
-    "Working",
-    "Thinking",
-    "Reading",
-    "Digging",
-    "Tinkering",
-    "Sifting",
-    "Checking",
-    "Weaving",
-    "Tracing",
-    "Brewing",
-    "Pondering",
-    "Sketching",
-    "Mapping",
-    "Probing",
-    "Assembling",
-    "Untangling",
-    "Exploring",
-    "Piecing",
-    "Charting",
-    "Polishing",
-];
+use crate::support::fake_gateway::{message_item, FakeGateway, Step};
+use crate::support::recorder::*;
+use crate::support::ui::*;
+use crate::support::{run, secs, Browser};
 
 fn is_auto_label(s: &str) -> bool {
     s.strip_suffix('…').is_some_and(|w| LABEL_POOL.contains(&w))
@@ -56,31 +32,27 @@ fn drafts(recs: &[Value]) -> Vec<Vec<(String, bool)>> {
         .collect()
 }
 
+/// Every line of every recorded draft, in order.
+fn draft_lines(recs: &[Value]) -> Vec<String> {
+    drafts(recs).into_iter().flatten().map(|(t, _)| t).collect()
+}
+
 async fn progress_mode(b: &Browser) {
-    with_settings(b, |b| async move {
-        choose(b, "streaming", "progress").await;
-    })
-    .await;
+    choose_setting(b, "streaming", "progress").await;
 }
 
 #[test]
 fn progress_draft_appears_at_the_second_work_event_and_gives_way_to_the_answer() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            // Beats 5 steps (250 ms) apart: the state after the first is
-            // seen even when the machine is busy.
-            demo_delay_ms: 50,
-            ..GatewayOpts::default()
-        })
-        .await;
+        // Beats 5 steps (250 ms) apart: the state after the first is
+        // seen even when the machine is busy.
+        let app = demo_app(50).await;
         let b = &app.browser;
-        connected(b).await;
         progress_mode(b).await;
 
         // `/demo commentary`: three beats 5 steps apart, then the answer.
         start_recorder(b).await;
-        send_new_thread(b, "/demo commentary").await;
-        wait_answers(b, 1).await;
+        new_thread_answered(b, "/demo commentary").await;
         let recs = records(b).await;
         let one_beat_no_draft = recs
             .iter()
@@ -160,11 +132,7 @@ fn progress_draft_appears_at_the_second_work_event_and_gives_way_to_the_answer()
         send(b, "/demo tools").await;
         wait_answers(b, 2).await;
         let recs = records(b).await;
-        let all_lines: Vec<String> = drafts(&recs)
-            .into_iter()
-            .flatten()
-            .map(|(t, _)| t)
-            .collect();
+        let all_lines = draft_lines(&recs);
         for want in [
             "💻 terminal: \"ls -la\"",
             "📖 read_file: \"README.md\"",
@@ -178,33 +146,24 @@ fn progress_draft_appears_at_the_second_work_event_and_gives_way_to_the_answer()
                 .await;
             }
         }
-        if recs.iter().any(|r| tools_visible(r) > 0) {
+        if recs_tools_visible(&recs) {
             b.fail("tool cards showed during a Progress turn").await;
         }
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }
 
-/// Bug (src/ui/row_view.rs): the "N tool calls" expander is rendered inside
-/// the turn's first work row, and in Progress mode that row carries
-/// `.hidden` (display: none) like the other work rows, so the expander is
-/// never visible and the cards cannot be revealed.
+/// In Progress mode a finished turn's cards fold behind one "N tool calls"
+/// expander (in the turn's first work row, which stays shown for it while
+/// its card is hidden), and it opens and closes them.
 #[test]
-#[ignore = "bug in src/ui/row_view.rs: the tool-calls expander sits inside its own hidden row (reported)"]
 fn progress_tool_calls_expander_reveals_the_turns_cards() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 5,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(5).await;
         let b = &app.browser;
-        connected(b).await;
         progress_mode(b).await;
         start_recorder(b).await;
-        send_new_thread(b, "/demo tools").await;
-        wait_answers(b, 1).await;
+        new_thread_answered(b, "/demo tools").await;
         if recs_tools_visible(&records(b).await) {
             b.fail("tool cards showed during a Progress turn").await;
         }
@@ -242,8 +201,7 @@ fn progress_tool_calls_expander_reveals_the_turns_cards() {
             || async { (visible_count(b, ".tool-card").await == 0).then_some(()) },
         )
         .await;
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }
 
@@ -265,13 +223,8 @@ fn chars(s: &str) -> usize {
 #[test]
 fn progress_draft_limits_label_modes_and_tool_lines() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 15,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(15).await;
         let b = &app.browser;
-        connected(b).await;
         with_settings(b, |b| async move {
             choose(b, "streaming", "progress").await;
             fill(b, "progress_max_lines", "3").await;
@@ -293,8 +246,7 @@ fn progress_draft_limits_label_modes_and_tool_lines() {
 
         // At most 3 lines of at most 30 characters, under a fixed label.
         start_recorder(b).await;
-        send_new_thread(b, "/demo tools").await;
-        wait_answers(b, 1).await;
+        new_thread_answered(b, "/demo tools").await;
         let ds = drafts(&records(b).await);
         if ds.is_empty() {
             b.fail("no progress draft during /demo tools").await;
@@ -328,10 +280,7 @@ fn progress_draft_limits_label_modes_and_tool_lines() {
         }
 
         // Hidden label: only work lines.
-        with_settings(b, |b| async move {
-            choose(b, "progress_label", "hidden").await;
-        })
-        .await;
+        choose_setting(b, "progress_label", "hidden").await;
         start_recorder(b).await;
         send(b, "/demo tools").await;
         wait_answers(b, 2).await;
@@ -365,81 +314,78 @@ fn progress_draft_limits_label_modes_and_tool_lines() {
             ))
             .await;
         }
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }
 
 /// A turn whose tool previews say what the call is for, while the command
 /// and path live in the arguments (the demo's previews equal their commands,
 /// so Raw and Explain look alike there).
-fn detail_script() -> Script {
-    let mut history = HashMap::new();
-    history.insert(
-        "c_p".to_string(),
+async fn detail_fake() -> FakeGateway {
+    let fake = FakeGateway::with_thread(
+        "c_p",
+        "Progress lab",
         vec![
             message_item(1, "user", "hi", None),
             message_item(2, "assistant", "Hello.", None),
         ],
-    );
-    Script {
-        channels: vec![channel("c_p", "Progress lab", 2)],
-        history,
-        turn: Box::new(|text| {
-            let turn = format!("turn-{}", text.len());
-            let t = |v: Value| {
-                let mut v = v;
-                v["turn_id"] = json!(turn);
-                Step::Frame(v)
-            };
-            vec![
-                t(json!({"type": "typing", "on": true})),
-                Step::Pause(80),
-                t(
-                    json!({"type": "tool.start", "index": 1, "name": "terminal", "emoji": "💻",
-                         "preview": "List the project files",
-                         "args": {"command": "ls -la --color=never", "cwd": "/srv/app"}}),
-                ),
-                Step::Pause(150),
-                t(
-                    json!({"type": "tool.start", "index": 2, "name": "read_file", "emoji": "📖",
-                         "preview": "Read the guide",
-                         "args": {"path": "docs/GUIDE.md"}}),
-                ),
-                Step::Pause(400),
-                t(
-                    json!({"type": "tool.end", "index": 1, "name": "terminal", "ok": true, "duration": 0.2,
-                         "output_preview": "3 files", "output": "a\nb\nc"}),
-                ),
-                t(
-                    json!({"type": "tool.end", "index": 2, "name": "read_file", "ok": true, "duration": 0.3,
-                         "output_preview": "10 lines", "output": "# Guide"}),
-                ),
-                Step::Pause(80),
-                t(
-                    json!({"type": "message.start", "message_id": format!("a-{}", text.len()), "role": "assistant"}),
-                ),
-                Step::Pause(50),
-                t(
-                    json!({"type": "message.update", "message_id": format!("a-{}", text.len()), "text": "Done."}),
-                ),
-                Step::Pause(50),
-                t(
-                    json!({"type": "message.stop", "message_id": format!("a-{}", text.len()), "final_text": "Done.",
-                         "model": "fake-model", "tokens": 5}),
-                ),
-                t(json!({"type": "typing", "on": false})),
-            ]
-        }),
-    }
+    )
+    .await;
+    fake.set_turn(|text| {
+        let turn = format!("turn-{}", text.len());
+        let t = |v: Value| {
+            let mut v = v;
+            v["turn_id"] = json!(turn);
+            Step::Frame(v)
+        };
+        vec![
+            t(json!({"type": "typing", "on": true})),
+            Step::Pause(80),
+            t(
+                json!({"type": "tool.start", "index": 1, "name": "terminal", "emoji": "💻",
+                     "preview": "List the project files",
+                     "args": {"command": "ls -la --color=never", "cwd": "/srv/app"}}),
+            ),
+            Step::Pause(150),
+            t(
+                json!({"type": "tool.start", "index": 2, "name": "read_file", "emoji": "📖",
+                     "preview": "Read the guide",
+                     "args": {"path": "docs/GUIDE.md"}}),
+            ),
+            Step::Pause(400),
+            t(
+                json!({"type": "tool.end", "index": 1, "name": "terminal", "ok": true, "duration": 0.2,
+                     "output_preview": "3 files", "output": "a\nb\nc"}),
+            ),
+            t(
+                json!({"type": "tool.end", "index": 2, "name": "read_file", "ok": true, "duration": 0.3,
+                     "output_preview": "10 lines", "output": "# Guide"}),
+            ),
+            Step::Pause(80),
+            t(
+                json!({"type": "message.start", "message_id": format!("a-{}", text.len()), "role": "assistant"}),
+            ),
+            Step::Pause(50),
+            t(
+                json!({"type": "message.update", "message_id": format!("a-{}", text.len()), "text": "Done."}),
+            ),
+            Step::Pause(50),
+            t(
+                json!({"type": "message.stop", "message_id": format!("a-{}", text.len()), "final_text": "Done.",
+                     "model": "fake-model", "tokens": 5}),
+            ),
+            t(json!({"type": "typing", "on": false})),
+        ]
+    });
+    fake
 }
 
 #[test]
 fn progress_detail_explain_vs_raw() {
     run(|| async {
-        let app = FakeApp::start(detail_script(), "#/t/c_p").await;
-        let b = &app.browser;
-        connected(b).await;
+        let fake = detail_fake().await;
+        let page = fake_page(&fake, "#/t/c_p").await;
+        let b = &page.browser;
         b.wait_for(".msg-assistant .msg-footer", secs(15)).await;
         progress_mode(b).await;
 
@@ -447,11 +393,7 @@ fn progress_detail_explain_vs_raw() {
         start_recorder(b).await;
         send(b, "first").await;
         wait_answers(b, 2).await;
-        let lines: Vec<String> = drafts(&records(b).await)
-            .into_iter()
-            .flatten()
-            .map(|(t, _)| t)
-            .collect();
+        let lines = draft_lines(&records(b).await);
         let explain_ok = lines
             .iter()
             .any(|l| l == "💻 terminal: \"List the project files\"")
@@ -470,10 +412,7 @@ fn progress_detail_explain_vs_raw() {
         }
 
         // Raw, applied live: the finished turn's (folded) cards switch at once…
-        with_settings(b, |b| async move {
-            choose(b, "progress_detail", "raw").await;
-        })
-        .await;
+        choose_setting(b, "progress_detail", "raw").await;
         b.poll(
             "the card lines to show the raw command",
             secs(5),
@@ -490,11 +429,7 @@ fn progress_detail_explain_vs_raw() {
         start_recorder(b).await;
         send(b, "second message").await;
         wait_answers(b, 3).await;
-        let lines: Vec<String> = drafts(&records(b).await)
-            .into_iter()
-            .flatten()
-            .map(|(t, _)| t)
-            .collect();
+        let lines = draft_lines(&records(b).await);
         let raw_ok = lines
             .iter()
             .any(|l| l == "💻 terminal: \"List the project files\", ls -la --color=never")
@@ -508,7 +443,6 @@ fn progress_detail_explain_vs_raw() {
             ))
             .await;
         }
-        b.assert_no_console_errors().await;
-        app.close().await;
+        page.finish().await;
     })
 }

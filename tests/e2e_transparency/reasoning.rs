@@ -1,14 +1,13 @@
 //! Reasoning above the answer: the `reasoning` field, the inline prefix, a
 //! malformed prefix, auto-collapse of long blocks and the toggle.
 
-use std::collections::HashMap;
-
 use fantoccini::key::Key;
 use serde_json::{json, Value};
 
-use super::common::*;
-use super::fake_gateway::{channel, message_item, FakeApp, Script, Step};
-use crate::support::{secs, App, GatewayOpts};
+use crate::support::fake_gateway::{message_item, FakeGateway, Step};
+use crate::support::recorder::*;
+use crate::support::ui::*;
+use crate::support::{run, secs, Browser};
 
 /// The demo's reasoning text starts with this (gateway/src/agent/texts.rs).
 const DEMO_REASONING: &str = "The user wants to see how reasoning is shown.";
@@ -48,7 +47,7 @@ return {
 };
 "#;
 
-async fn answer_parts(b: &crate::support::Browser, needle: &str) -> Value {
+async fn answer_parts(b: &Browser, needle: &str) -> Value {
     let what = format!("the answer containing {needle:?} to be mounted");
     b.poll(&what, secs(10), || async {
         let v = b.js(ANSWER_PARTS, vec![json!(needle)]).await;
@@ -60,17 +59,11 @@ async fn answer_parts(b: &crate::support::Browser, needle: &str) -> Value {
 #[test]
 fn reasoning_field_and_inline_prefix_show_above_the_answer() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 15,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(15).await;
         let b = &app.browser;
-        connected(b).await;
 
         // `reasoning` on message.stop.
-        send_new_thread(b, "/demo reasoning").await;
-        wait_answers(b, 1).await;
+        new_thread_answered(b, "/demo reasoning").await;
         let a = answer_parts(b, "Reasoning shown above").await;
         let r = &a["reasoning"];
         if r.is_null() {
@@ -159,8 +152,7 @@ fn reasoning_field_and_inline_prefix_show_above_the_answer() {
             b.fail("the inline-reasoning answer was never seen streaming")
                 .await;
         }
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }
 
@@ -186,7 +178,7 @@ const LONG_CHARS: &str = "Answer after one long line of thought.";
 const MALFORMED: &str =
     "💭 **Reasoning:**\n```\nthis block never closes\n\nThe answer after a broken prefix.";
 
-fn reasoning_script() -> Script {
+async fn reasoning_fake() -> FakeGateway {
     let history = vec![
         message_item(1, "user", "think long", None),
         message_item(
@@ -212,51 +204,47 @@ fn reasoning_script() -> Script {
             Some(&long_by_chars()),
         ),
     ];
-    let mut map = HashMap::new();
-    map.insert("c_r".to_string(), history);
-    Script {
-        channels: vec![channel("c_r", "Reasoning lab", 8)],
-        history: map,
-        turn: Box::new(|_text| {
-            // Inline reasoning that grows past 8 lines while it streams.
-            let lines: Vec<String> = (1..=12).map(|i| format!("thought {i}")).collect();
-            let mut steps = vec![
-                Step::Frame(json!({"type": "typing", "on": true})),
-                Step::Pause(60),
-                Step::Frame(
-                    json!({"type": "message.start", "turn_id": "live", "message_id": "live1", "role": "assistant"}),
-                ),
-            ];
-            let prefix = "💭 **Reasoning:**\n```\n";
-            for n in 1..=lines.len() {
-                steps.push(Step::Pause(60));
-                steps.push(Step::Frame(json!({
-                    "type": "message.update", "turn_id": "live", "message_id": "live1",
-                    "text": format!("{prefix}{}", lines[..n].join("\n")),
-                })));
-            }
-            let full = format!("{prefix}{}\n```\n\nStreamed answer.", lines.join("\n"));
+    let fake = FakeGateway::with_thread("c_r", "Reasoning lab", history).await;
+    fake.set_turn(|_text| {
+        // Inline reasoning that grows past 8 lines while it streams.
+        let lines: Vec<String> = (1..=12).map(|i| format!("thought {i}")).collect();
+        let mut steps = vec![
+            Step::Frame(json!({"type": "typing", "on": true})),
+            Step::Pause(60),
+            Step::Frame(
+                json!({"type": "message.start", "turn_id": "live", "message_id": "live1", "role": "assistant"}),
+            ),
+        ];
+        let prefix = "💭 **Reasoning:**\n```\n";
+        for n in 1..=lines.len() {
             steps.push(Step::Pause(60));
             steps.push(Step::Frame(json!({
-                "type": "message.update", "turn_id": "live", "message_id": "live1", "text": full,
+                "type": "message.update", "turn_id": "live", "message_id": "live1",
+                "text": format!("{prefix}{}", lines[..n].join("\n")),
             })));
-            steps.push(Step::Pause(100));
-            steps.push(Step::Frame(json!({
-                "type": "message.stop", "turn_id": "live", "message_id": "live1",
-                "final_text": full, "model": "fake-model", "tokens": 99,
-            })));
-            steps.push(Step::Frame(json!({"type": "typing", "on": false})));
-            steps
-        }),
-    }
+        }
+        let full = format!("{prefix}{}\n```\n\nStreamed answer.", lines.join("\n"));
+        steps.push(Step::Pause(60));
+        steps.push(Step::Frame(json!({
+            "type": "message.update", "turn_id": "live", "message_id": "live1", "text": full,
+        })));
+        steps.push(Step::Pause(100));
+        steps.push(Step::Frame(json!({
+            "type": "message.stop", "turn_id": "live", "message_id": "live1",
+            "final_text": full, "model": "fake-model", "tokens": 99,
+        })));
+        steps.push(Step::Frame(json!({"type": "typing", "on": false})));
+        steps
+    });
+    fake
 }
 
 #[test]
 fn long_reasoning_auto_collapses_toggles_and_a_malformed_prefix_stays_text() {
     run(|| async {
-        let app = FakeApp::start(reasoning_script(), "#/t/c_r").await;
-        let b = &app.browser;
-        connected(b).await;
+        let fake = reasoning_fake().await;
+        let page = fake_page(&fake, "#/t/c_r").await;
+        let b = &page.browser;
         b.poll(
             "the 4 logged answers of the fake thread",
             secs(15),
@@ -411,10 +399,7 @@ fn long_reasoning_auto_collapses_toggles_and_a_malformed_prefix_stays_text() {
         if stored_settings(b).await["reasoning_auto_collapse"] != false {
             b.fail("unchecking auto-collapse was not saved").await;
         }
-        if let Err(e) = b.client().refresh().await {
-            b.fail(&format!("reload failed: {e}")).await;
-        }
-        connected(b).await;
+        reload_connected(b).await;
         b.poll("the logged answers after the reload", secs(15), || async {
             (b.count(".msg-assistant .msg-footer").await >= 1).then_some(())
         })
@@ -428,7 +413,6 @@ fn long_reasoning_auto_collapses_toggles_and_a_malformed_prefix_stays_text() {
                 .await;
             }
         }
-        b.assert_no_console_errors().await;
-        app.close().await;
+        page.finish().await;
     })
 }

@@ -3,8 +3,8 @@
 
 use serde_json::{json, Value};
 
-use super::common::*;
-use crate::support::{paths, secs, App, Browser, GatewayOpts};
+use crate::support::ui::*;
+use crate::support::{paths, run, secs, App, Browser, GatewayOpts};
 
 /// Every control of the settings panel and its current value.
 const PANEL_VALUES: &str = r#"
@@ -35,9 +35,11 @@ fn defaults() -> Value {
     })
 }
 
+/// The root's `data-theme` and the page background it results in.
 async fn theme_attr(b: &Browser) -> Value {
     b.js(
-        "return document.documentElement.getAttribute('data-theme');",
+        "return [document.documentElement.getAttribute('data-theme'), \
+                 getComputedStyle(document.body).backgroundColor];",
         vec![],
     )
     .await
@@ -49,40 +51,30 @@ async fn all_cards_open(b: &Browser) -> bool {
     b.count(".tool-card.open").await > 0 && b.count(".tool-card:not(.open)").await == 0
 }
 
-async fn reload(b: &Browser) {
-    if let Err(e) = b.client().refresh().await {
-        b.fail(&format!("reload failed: {e}")).await;
-    }
-    connected(b).await;
-}
-
 #[test]
 fn settings_apply_live_and_survive_a_reload() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 5,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(5).await;
         let b = &app.browser;
-        connected(b).await;
         if panel_values(b).await != defaults() {
             b.fail("a fresh profile should show the default settings")
                 .await;
         }
-        let thread = send_new_thread(b, "/demo tools").await;
-        wait_answers(b, 1).await;
+        let thread = new_thread_answered(b, "/demo tools").await;
         b.js("window.__noReload = 'still here';", vec![]).await;
 
-        // Each theme applies at once.
+        // Each theme applies at once (headless Chromium's system scheme is
+        // light).
+        const LIGHT: &str = "rgb(255, 255, 255)";
+        const DARK: &str = "rgb(21, 23, 28)";
         open_settings(b).await;
         for (value, attr) in [
-            ("light", json!("light")),
-            ("dark", json!("dark")),
-            ("system", Value::Null),
+            ("light", json!(["light", LIGHT])),
+            ("dark", json!(["dark", DARK])),
+            ("system", json!([null, LIGHT])),
         ] {
             choose(b, "theme", value).await;
-            let what = format!("theme {value} to set data-theme={attr}");
+            let what = format!("theme {value} to give [data-theme, background] {attr}");
             b.poll(&what, secs(5), || async {
                 (theme_attr(b).await == attr).then_some(())
             })
@@ -134,7 +126,7 @@ fn settings_apply_live_and_survive_a_reload() {
         }
 
         // After a reload: the same choices, in effect.
-        reload(b).await;
+        reload_connected(b).await;
         if b.js("return window.__noReload || null;", vec![]).await != Value::Null {
             b.fail("the page did not reload").await;
         }
@@ -145,7 +137,7 @@ fn settings_apply_live_and_survive_a_reload() {
             all_cards_open(b).await.then_some(())
         })
         .await;
-        if theme_attr(b).await != "dark" {
+        if theme_attr(b).await[0] != "dark" {
             b.fail("the dark theme did not survive the reload").await;
         }
         let shown = panel_values(b).await;
@@ -155,21 +147,15 @@ fn settings_apply_live_and_survive_a_reload() {
             ))
             .await;
         }
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }
 
 #[test]
 fn corrupt_stored_settings_fall_back_to_defaults() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 5,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(5).await;
         let b = &app.browser;
-        connected(b).await;
 
         // Not JSON at all: every default, and a working page.
         b.js(
@@ -177,8 +163,8 @@ fn corrupt_stored_settings_fall_back_to_defaults() {
             vec![],
         )
         .await;
-        reload(b).await;
-        if theme_attr(b).await != Value::Null {
+        reload_connected(b).await;
+        if theme_attr(b).await[0] != Value::Null {
             b.fail("corrupt settings: the theme should follow the system")
                 .await;
         }
@@ -189,8 +175,7 @@ fn corrupt_stored_settings_fall_back_to_defaults() {
             ))
             .await;
         }
-        send_new_thread(b, "still working?").await;
-        wait_answers(b, 1).await;
+        new_thread_answered(b, "still working?").await;
 
         // Wrong types in some fields: those fall back, the others are kept.
         b.js(
@@ -199,7 +184,7 @@ fn corrupt_stored_settings_fall_back_to_defaults() {
             vec![],
         )
         .await;
-        reload(b).await;
+        reload_connected(b).await;
         let mut want = defaults();
         want["streaming"] = json!("block");
         want["progress_label"] = json!("hidden");
@@ -212,8 +197,7 @@ fn corrupt_stored_settings_fall_back_to_defaults() {
             .await;
         }
         b.wait_for(".msg-assistant .msg-footer", secs(15)).await;
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }
 
@@ -258,12 +242,8 @@ fn screenshot_of_a_demo_all_turn() {
         let b = &app.browser;
         set_viewport(b, 1280, 860).await;
         connected(b).await;
-        with_settings(b, |b| async move {
-            choose(b, "theme", "light").await;
-        })
-        .await;
-        send_new_thread(b, "/demo all").await;
-        wait_answers(b, 1).await;
+        choose_setting(b, "theme", "light").await;
+        new_thread_answered(b, "/demo all").await;
         b.wait_gone(".msg-user.pending", secs(5)).await;
 
         // Scroll so the turn's work and the reasoning are on screen: the first
@@ -325,7 +305,6 @@ fn screenshot_of_a_demo_all_turn() {
             ))
             .await;
         }
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }

@@ -6,8 +6,9 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::common::*;
-use crate::support::{secs, App, Browser, GatewayOpts};
+use crate::support::recorder::*;
+use crate::support::ui::*;
+use crate::support::{run, Browser};
 
 /// A plain message gets the demo's default answer: heading, quote,
 /// paragraphs, a list, a code block and a table, in ≥ 12 snapshots.
@@ -38,20 +39,12 @@ const LAST_ANSWER: &str = "const a = document.querySelectorAll('.msg-assistant .
 /// Sends [`PLAIN`] in a new thread under streaming `mode`; returns every
 /// recorded state of the turn and the final answer's text.
 async fn streamed_answer(b: &Browser, mode: &str) -> (Vec<Value>, String) {
-    with_settings(b, |b| async move {
-        choose(b, "streaming", mode).await;
-    })
-    .await;
+    choose_setting(b, "streaming", mode).await;
     if hash_channel(b).await.is_some() {
-        b.click("[data-testid=new-thread]").await;
-        b.poll("the new-thread pane", secs(5), || async {
-            hash_channel(b).await.is_none().then_some(())
-        })
-        .await;
+        new_thread_pane(b).await;
     }
     start_recorder(b).await;
-    send_new_thread(b, PLAIN).await;
-    wait_answers(b, 1).await;
+    new_thread_answered(b, PLAIN).await;
     let recs = records(b).await;
     let final_text = b.text_of(".msg-assistant .msg-body").await;
     (recs, final_text)
@@ -61,18 +54,12 @@ async fn streamed_answer(b: &Browser, mode: &str) -> (Vec<Value>, String) {
 #[test]
 fn streaming_off_partial_and_block_each_show_the_answer_their_way() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 25,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(25).await;
         let b = &app.browser;
-        connected(b).await;
         streaming_off(b).await;
         streaming_partial(b).await;
         streaming_block(b).await;
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }
 
@@ -202,16 +189,10 @@ async fn streaming_block(b: &Browser) {
 #[test]
 fn commentary_typing_footer_and_an_unstreamed_answer() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 20,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(20).await;
         let b = &app.browser;
-        connected(b).await;
         start_recorder(b).await;
-        send_new_thread(b, "/demo commentary").await;
-        wait_answers(b, 1).await;
+        new_thread_answered(b, "/demo commentary").await;
 
         let texts = b.texts_of(".msg-commentary").await;
         let beats = [
@@ -320,23 +301,16 @@ fn commentary_typing_footer_and_an_unstreamed_answer() {
             b.fail("expected a second answer, with a footer naming aria-demo")
                 .await;
         }
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }
 
 #[test]
 fn a_long_answer_renders_headings_code_aligned_tables_and_lists() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 2,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(2).await;
         let b = &app.browser;
-        connected(b).await;
-        send_new_thread(b, "/demo long").await;
-        wait_answers(b, 1).await;
+        new_thread_answered(b, "/demo long").await;
         let counts = b
             .js(
                 "const m = document.querySelector('.msg-assistant .msg-body');
@@ -392,7 +366,6 @@ fn a_long_answer_renders_headings_code_aligned_tables_and_lists() {
             ))
             .await;
         }
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }

@@ -3,8 +3,9 @@
 
 use serde_json::{json, Value};
 
-use super::common::*;
-use crate::support::{secs, App, GatewayOpts};
+use crate::support::recorder::*;
+use crate::support::ui::*;
+use crate::support::{run, secs, Browser};
 
 /// What each `/demo tools` call shows in its line, in the order it runs.
 const TOOL_ORDER: [&str; 5] = [
@@ -15,15 +16,24 @@ const TOOL_ORDER: [&str; 5] = [
     "cargo test --workspace",
 ];
 const TOOL_STATES: [&str; 5] = ["ok", "ok", "ok", "failed", "ok"];
-/// The `tool.progress` notes of the `cargo test` call.
-const CARGO_NOTES: [&str; 6] = [
-    "Compiling aria-protocol v0.1.0",
-    "Compiling aria-gateway v0.1.0",
-    "Running unittests src/lib.rs (38 tests)",
-    "test result: ok. 38 passed; 0 failed",
-    "Running tests/turns.rs (12 tests)",
-    "test result: ok. 12 passed; 0 failed",
-];
+/// The `tool.progress` notes of the `cargo test` call: the demo agent's
+/// `CARGO_TEST_NOTES`, read from its source (this crate does not link the
+/// gateway).
+fn cargo_notes() -> Vec<&'static str> {
+    const TEXTS: &str = include_str!("../../gateway/src/agent/texts.rs");
+    let list = TEXTS
+        .split_once("pub const CARGO_TEST_NOTES")
+        .and_then(|(_, rest)| rest.split_once("= ["))
+        .and_then(|(_, rest)| rest.split_once("];"))
+        .map_or("", |(list, _)| list);
+    // The notes are plain string literals: every other piece between quotes.
+    let notes: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
+    assert!(
+        !notes.is_empty(),
+        "no CARGO_TEST_NOTES in gateway/src/agent/texts.rs"
+    );
+    notes
+}
 
 fn is_duration(s: &str) -> bool {
     // render::duration: "0.4 s", "12 s", "1 m 05 s", …
@@ -34,21 +44,25 @@ fn tools_of(snap: &Value) -> Vec<Value> {
     snap["tools"].as_array().cloned().unwrap_or_default()
 }
 
+/// The card of `/demo hang`'s call, found by its text: the timeline mounts
+/// only rows near the screen, so the earlier turn's cards may be gone.
+fn hung_card(snap: &Value) -> Option<Value> {
+    tools_of(snap).into_iter().find(|c| {
+        c["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("tail -f /var/log/syslog"))
+    })
+}
+
 #[test]
 fn tool_cards_arrive_in_order_spin_then_settle_and_a_hung_call_is_unknown() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            // Slow enough that even the 2-step call spins for a few frames
-            // on a loaded machine.
-            demo_delay_ms: 50,
-            ..GatewayOpts::default()
-        })
-        .await;
+        // Slow enough that even the 2-step call spins for a few frames
+        // on a loaded machine.
+        let app = demo_app(50).await;
         let b = &app.browser;
-        connected(b).await;
         start_recorder(b).await;
-        send_new_thread(b, "/demo tools").await;
-        wait_answers(b, 1).await;
+        new_thread_answered(b, "/demo tools").await;
 
         let last = snapshot(b).await;
         let cards = tools_of(&last);
@@ -141,7 +155,8 @@ fn tool_cards_arrive_in_order_spin_then_settle_and_a_hung_call_is_unknown() {
             .filter(|c| c["state"] == "running")
             .filter_map(|c| c["note"].as_str().map(str::to_string))
             .collect();
-        if notes.is_empty() || !notes.iter().all(|n| CARGO_NOTES.contains(&n.as_str())) {
+        let cargo_notes = cargo_notes();
+        if notes.is_empty() || !notes.iter().all(|n| cargo_notes.contains(&n.as_str())) {
             b.fail(&format!(
                 "the running `cargo test` card should show its tool.progress notes, saw {notes:?}"
             ))
@@ -160,15 +175,11 @@ fn tool_cards_arrive_in_order_spin_then_settle_and_a_hung_call_is_unknown() {
         start_recorder(b).await;
         send(b, "/demo hang").await;
         b.poll("the hung call to end as unknown", secs(20), || async {
-            let snap = snapshot(b).await;
-            tools_of(&snap)
-                .get(5)
-                .filter(|c| c["state"] == "unknown")
-                .cloned()
+            hung_card(&snapshot(b).await).filter(|c| c["state"] == "unknown")
         })
         .await;
         wait_idle(b).await;
-        let c = tools_of(&snapshot(b).await)[5].clone();
+        let c = hung_card(&snapshot(b).await).unwrap_or_default();
         if c["duration"] != "unknown outcome"
             || c["icon"] != "?"
             || !c["text"]
@@ -184,20 +195,19 @@ fn tool_cards_arrive_in_order_spin_then_settle_and_a_hung_call_is_unknown() {
         let recs = records(b).await;
         if !recs
             .iter()
-            .any(|r| tools_of(r).get(5).is_some_and(|c| c["state"] == "running"))
+            .any(|r| hung_card(r).is_some_and(|c| c["state"] == "running"))
         {
             b.fail("the hung call was never seen running before the turn ended")
                 .await;
         }
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }
 
 /// The expanded parts of the tool card whose line contains `needle`. The
 /// timeline mounts only rows near the screen, so it scrolls until the card
 /// is there.
-async fn card_detail(b: &crate::support::Browser, needle: &str) -> Value {
+async fn card_detail(b: &Browser, needle: &str) -> Value {
     let what = format!("the tool card of {needle:?} to be mounted");
     b.poll(&what, secs(10), || async {
         let v = b
@@ -234,23 +244,14 @@ async fn card_detail(b: &crate::support::Browser, needle: &str) -> Value {
 #[test]
 fn tool_detail_everything_truncated_and_nothing() {
     run(|| async {
-        let app = App::start_with(GatewayOpts {
-            demo_delay_ms: 10,
-            ..GatewayOpts::default()
-        })
-        .await;
+        let app = demo_app(10).await;
         let b = &app.browser;
-        connected(b).await;
-        with_settings(b, |b| async move {
-            choose(b, "tool_detail", "everything").await;
-        })
-        .await;
+        choose_setting(b, "tool_detail", "everything").await;
 
         // Everything: every card is open from the start, with pretty JSON
         // arguments and the output.
         start_recorder(b).await;
-        send_new_thread(b, "/demo tools").await;
-        wait_answers(b, 1).await;
+        new_thread_answered(b, "/demo tools").await;
         let recs = records(b).await;
         let closed: Vec<Value> = recs
             .iter()
@@ -294,10 +295,7 @@ fn tool_detail_everything_truncated_and_nothing() {
 
         // Truncated, applied live: one line per card, a click reveals the rest.
         b.js("window.__noReload = 'still here';", vec![]).await;
-        with_settings(b, |b| async move {
-            choose(b, "tool_detail", "truncated").await;
-        })
-        .await;
+        choose_setting(b, "tool_detail", "truncated").await;
         b.poll("the cards to close under Truncated", secs(5), || async {
             (b.count(".tool-card.open").await == 0 && b.count(".tool-detail").await == 0)
                 .then_some(())
@@ -334,10 +332,7 @@ fn tool_detail_everything_truncated_and_nothing() {
         }
 
         // Nothing: no tool cards at all, for finished and running turns.
-        with_settings(b, |b| async move {
-            choose(b, "tool_detail", "nothing").await;
-        })
-        .await;
+        choose_setting(b, "tool_detail", "nothing").await;
         b.poll("no visible tool card under Nothing", secs(5), || async {
             (visible_count(b, ".tool-card").await == 0).then_some(())
         })
@@ -374,7 +369,6 @@ fn tool_detail_everything_truncated_and_nothing() {
         if b.js("return window.__noReload;", vec![]).await != "still here" {
             b.fail("changing a setting reloaded the page").await;
         }
-        app.assert_no_console_errors().await;
-        app.close().await;
+        app.finish().await;
     })
 }

@@ -545,6 +545,19 @@ impl Browser {
     pub async fn close(self) {
         let _ = tokio::time::timeout(Duration::from_secs(10), self.client.clone().close()).await;
     }
+
+    /// Fails the test if the console has any error, then ends the session.
+    pub async fn finish(self) {
+        self.assert_no_console_errors().await;
+        self.close().await;
+    }
+
+    /// Reloads the page; fails the test if the browser cannot.
+    pub async fn refresh(&self) {
+        if let Err(e) = self.client.refresh().await {
+            self.fail(&format!("reload failed: {e}")).await;
+        }
+    }
 }
 
 fn tail(text: &str, lines: usize) -> String {

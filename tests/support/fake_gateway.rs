@@ -1,8 +1,13 @@
 //! A scripted stand-in for the gateway: a WebSocket server on a loopback
 //! port that speaks just enough of the protocol for the app to connect
 //! (`hello` → `ready`, `ping` → `pong`, echoes of `message.send`, paged
-//! `history.get` from what it sent), and lets a test push any raw text frame
-//! at the app: hostile content, malformed JSON, 1 MiB frames, bursts.
+//! `history.get` from what it logged), and lets a test push any raw text
+//! frame at the app: hostile content, malformed JSON, 1 MiB frames, bursts.
+//! A test can also script the turn that follows each echo
+//! ([`FakeGateway::set_turn`]), for what the demo agent cannot produce
+//! (long reasoning, a malformed inline prefix, tool previews that differ
+//! from their commands), and slow auto-threading down
+//! ([`FakeOpts::auto_step_ms`]) to see each of its steps.
 //!
 //! The app is served from elsewhere (a `StaticServer` over `dist/`) and
 //! pointed here with `?gateway=<fake.ws_url()>`.
@@ -14,6 +19,7 @@
 //! fake.wait_ready(1, secs(20)).await;
 //! fake.push(json!({"type": "typing", "channel_id": "c1", "on": true}));
 //! fake.push_text("{not json".into());
+//! fake.set_turn(|text| vec![Step::Pause(50), Step::Frame(json!({"type": "typing", "on": true}))]);
 //! ```
 
 use std::collections::HashMap;
@@ -48,6 +54,10 @@ pub struct FakeOpts {
     /// Reject this many next `message.send`s with `error {code:"internal",
     /// client_msg_id}` instead of echoing them.
     pub reject_sends: u32,
+    /// When a send auto-threads: the wait before its `channel.created`, and
+    /// again before its echo (0: both at once), so that a test sees the
+    /// pending bubble in each place.
+    pub auto_step_ms: u64,
 }
 
 impl Default for FakeOpts {
@@ -59,6 +69,7 @@ impl Default for FakeOpts {
             mute: false,
             echo: true,
             reject_sends: 0,
+            auto_step_ms: 0,
         }
     }
 }
@@ -73,6 +84,16 @@ pub struct ConnInfo {
     /// Whether it got `ready`.
     pub ready: bool,
 }
+
+/// One step of a scripted turn.
+pub enum Step {
+    /// A frame; `channel_id`, `ts` and (for logged frames) `seq` are filled in.
+    Frame(Value),
+    Pause(u64),
+}
+
+/// The turn played after the echo of a `message.send`, given its text.
+type TurnScript = dyn Fn(&str) -> Vec<Step> + Send + Sync;
 
 enum Out {
     Text(String),
@@ -101,6 +122,7 @@ struct State {
     /// Accepted `client_msg_id`s (idempotent echo, like the real gateway).
     accepted: HashMap<String, Value>,
     next_auto: u32,
+    turn: Option<Arc<TurnScript>>,
 }
 
 /// The fake gateway; stops accepting when dropped.
@@ -156,6 +178,22 @@ impl FakeGateway {
     /// Changes the behaviour for what comes next.
     pub fn set(&self, f: impl FnOnce(&mut FakeOpts)) {
         f(&mut self.state.lock().unwrap().opts);
+    }
+
+    /// A fake with one thread, `id`, holding the logged `items`.
+    pub async fn with_thread(id: &str, title: &str, items: Vec<Value>) -> FakeGateway {
+        let fake = FakeGateway::start(FakeOpts::default()).await;
+        fake.add_channel(channel(id, title, 0));
+        for item in items {
+            fake.log_item(id, item);
+        }
+        fake
+    }
+
+    /// Plays `turn(text)` after the echo of each `message.send` of `text`
+    /// (trimmed), in the thread it was sent to.
+    pub fn set_turn(&self, turn: impl Fn(&str) -> Vec<Step> + Send + Sync + 'static) {
+        self.state.lock().unwrap().turn = Some(Arc::new(turn));
     }
 
     /// Adds a channel to the list `ready` and `channel.list` announce.
@@ -382,15 +420,23 @@ async fn serve(ws: Ws, state: Arc<Mutex<State>>) {
         let mut st = state.lock().unwrap();
         st.received.push((id, frame.clone()));
         if !st.opts.mute {
-            answer(&mut st, id, &tx, frame);
+            answer(&state, &mut st, id, &tx, frame);
         }
     }
     writer.abort();
     state.lock().unwrap().live.remove(&id);
 }
 
-/// Answers one client frame; broadcasts go to every live socket.
-fn answer(st: &mut State, id: usize, tx: &mpsc::UnboundedSender<Out>, frame: Value) {
+/// Answers one client frame; broadcasts go to every live socket. What
+/// comes later (a slowed-down auto-thread, a scripted turn) is played by a
+/// task of its own on `state`.
+fn answer(
+    state: &Arc<Mutex<State>>,
+    st: &mut State,
+    id: usize,
+    tx: &mpsc::UnboundedSender<Out>,
+    frame: Value,
+) {
     let reply = |v: Value| {
         let _ = tx.send(Out::Text(v.to_string()));
     };
@@ -470,40 +516,44 @@ fn answer(st: &mut State, id: usize, tx: &mpsc::UnboundedSender<Out>, frame: Val
                 reply(echo.clone());
                 return;
             }
-            let channel = match frame["channel_id"].as_str() {
-                Some(c) => c.to_string(),
+            let said = frame["text"]
+                .as_str()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            let (thread, created) = match frame["channel_id"].as_str() {
+                Some(c) => (c.to_string(), None),
                 None => {
                     st.next_auto += 1;
-                    let c = format!("c_auto_{}", st.next_auto);
-                    let meta = json!({"channel_id": c, "title": "Auto", "created_at": 1,
-                        "updated_at": 1, "auto": true, "last_seq": 0});
+                    let c = format!("c_auto{}", st.next_auto);
+                    let mut meta = channel(&c, &said, 0);
+                    meta["auto"] = json!(true);
                     st.channels.push(meta.clone());
                     st.logs.entry(c.clone()).or_default();
-                    broadcast(
-                        st,
-                        json!({"type": "channel.created", "channel": meta,
-                        "auto": true, "client_msg_id": cmid}),
-                    );
-                    c
+                    let created = json!({"type": "channel.created", "channel": meta,
+                        "auto": true, "client_msg_id": cmid});
+                    (c, Some(created))
                 }
             };
-            let seq = {
-                let max = st.max_seq.entry(channel.clone()).or_default();
-                *max += 1;
-                *max
+            let mut then = Reply {
+                pause: if created.is_some() {
+                    st.opts.auto_step_ms
+                } else {
+                    0
+                },
+                turn: st.turn.clone().map(|t| t(&said)).unwrap_or_default(),
+                channel: thread,
+                created,
+                cmid,
+                text: frame["text"].clone(),
             };
-            let log = st.logs.entry(channel.clone()).or_default();
-            let item = json!({"type": "message", "seq": seq, "message_id": format!("mu_{cmid}"),
-                "role": "user", "text": frame["text"], "ts": 1_700_000_000_000i64,
-                "client_msg_id": cmid});
-            log.push(item.clone());
-            let mut echo = item;
-            echo["channel_id"] = json!(channel);
-            if let Some(c) = st.channels.iter_mut().find(|c| c["channel_id"] == channel) {
-                c["last_seq"] = json!(seq);
+            if then.pause == 0 {
+                then.announce(st);
+                if then.turn.is_empty() {
+                    return;
+                }
             }
-            st.accepted.insert(cmid, echo.clone());
-            broadcast(st, echo);
+            tokio::spawn(then.play(state.clone()));
         }
         _ => {}
     }
@@ -514,4 +564,117 @@ fn broadcast(st: &State, frame: Value) {
     for tx in st.live.values() {
         let _ = tx.send(Out::Text(text.clone()));
     }
+}
+
+/// What follows an accepted `message.send`: the `channel.created` of an
+/// auto-thread, the echo, then the scripted turn.
+struct Reply {
+    channel: String,
+    created: Option<Value>,
+    cmid: String,
+    text: Value,
+    /// The wait before `created` and again before the echo.
+    pause: u64,
+    turn: Vec<Step>,
+}
+
+impl Reply {
+    /// Broadcasts `channel.created` (if the send minted the thread) and
+    /// the echo, logged like the real gateway's.
+    fn announce(&mut self, st: &mut State) {
+        if let Some(created) = self.created.take() {
+            broadcast(st, created);
+        }
+        let seq = next_seq(st, &self.channel);
+        let cmid = &self.cmid;
+        let item = json!({"type": "message", "seq": seq, "message_id": format!("mu_{cmid}"),
+            "role": "user", "text": self.text, "ts": 1_700_000_000_000i64,
+            "client_msg_id": cmid});
+        st.logs
+            .entry(self.channel.clone())
+            .or_default()
+            .push(item.clone());
+        let mut echo = item;
+        echo["channel_id"] = json!(self.channel);
+        if let Some(c) = st
+            .channels
+            .iter_mut()
+            .find(|c| c["channel_id"] == self.channel)
+        {
+            c["last_seq"] = json!(seq);
+        }
+        st.accepted.insert(cmid.clone(), echo.clone());
+        broadcast(st, echo);
+    }
+
+    /// Plays the slowed-down auto-thread (if `pause`), then the turn.
+    async fn play(mut self, state: Arc<Mutex<State>>) {
+        if self.pause > 0 {
+            let pause = Duration::from_millis(self.pause);
+            tokio::time::sleep(pause).await;
+            if let Some(created) = self.created.take() {
+                broadcast(&state.lock().unwrap(), created);
+            }
+            tokio::time::sleep(pause).await;
+            self.announce(&mut state.lock().unwrap());
+        }
+        for step in std::mem::take(&mut self.turn) {
+            match step {
+                Step::Pause(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
+                Step::Frame(mut f) => {
+                    let mut st = state.lock().unwrap();
+                    f["channel_id"] = json!(self.channel);
+                    f["ts"] = json!(now_ms());
+                    let logged = matches!(
+                        f["type"].as_str(),
+                        Some("message" | "message.stop" | "commentary" | "tool.end")
+                    );
+                    if logged {
+                        f["seq"] = json!(next_seq(&mut st, &self.channel));
+                    }
+                    broadcast(&st, f);
+                }
+            }
+        }
+    }
+}
+
+/// The next `seq` of `channel`, after everything logged or pushed there.
+fn next_seq(st: &mut State, channel: &str) -> u64 {
+    let max = st.max_seq.entry(channel.to_string()).or_default();
+    *max += 1;
+    *max
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// A `Channel` object.
+pub fn channel(id: &str, title: &str, last_seq: u64) -> Value {
+    let now = now_ms();
+    json!({
+        "channel_id": id, "title": title, "created_at": now - 60_000,
+        "updated_at": now, "auto": false, "last_seq": last_seq,
+    })
+}
+
+/// A logged message item.
+pub fn message_item(seq: u64, role: &str, text: &str, reasoning: Option<&str>) -> Value {
+    let mut item = json!({
+        "type": "message", "seq": seq, "message_id": format!("m{seq}"), "role": role,
+        "text": text, "ts": now_ms() - 50_000 + seq as i64,
+    });
+    if role == "assistant" {
+        item["model"] = json!("fake-model");
+        item["tokens"] = json!(321);
+        item["turn_id"] = json!(format!("turn{seq}"));
+    }
+    if let Some(r) = reasoning {
+        item["reasoning"] = json!(r);
+    }
+    item
 }

@@ -28,9 +28,12 @@ pub mod browser;
 pub mod canary;
 pub mod fake_gateway;
 pub mod gateway;
+pub mod page;
 pub mod paths;
+pub mod recorder;
 pub mod static_server;
 pub mod tcp_proxy;
+pub mod ui;
 
 use std::future::Future;
 use std::sync::{Arc, OnceLock};
@@ -39,6 +42,8 @@ use std::time::{Duration, Instant};
 #[allow(unused_imports)] // for tests that inspect console entries
 pub use browser::{Browser, LogEntry};
 pub use gateway::{Gateway, GatewayOpts};
+#[allow(unused_imports)] // for the suites that serve the app statically
+pub use page::Page;
 pub use static_server::StaticServer;
 
 /// `Duration::from_secs`, scaled by `ARIA_E2E_TIMEOUT_SCALE`.
@@ -70,6 +75,35 @@ pub async fn exclusive() -> tokio::sync::OwnedMutexGuard<()> {
         .clone()
         .lock_owned()
         .await
+}
+
+/// Runs a browser test on its own thread with a big stack: these tests'
+/// futures nest deeply, and unoptimized builds overflow libtest's 2 MiB.
+/// The thread keeps the test's name (failure artifacts are named after it).
+pub fn run<Fut: Future<Output = ()>>(body: impl FnOnce() -> Fut + Send + 'static) {
+    if let Err(panic) = run_catching(body) {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// [`run`], handing a panic of the body back as `Err` (to print more before
+/// re-raising it).
+pub fn run_catching<Fut: Future<Output = ()>>(
+    body: impl FnOnce() -> Fut + Send + 'static,
+) -> std::thread::Result<()> {
+    let name = std::thread::current().name().unwrap_or("e2e").to_string();
+    std::thread::Builder::new()
+        .name(name)
+        .stack_size(64 << 20)
+        .spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a tokio runtime")
+                .block_on(Box::pin(body()))
+        })
+        .expect("spawn the test thread")
+        .join()
 }
 
 /// Calls `probe` every `every` until it returns `Some`, or fails after
@@ -158,5 +192,11 @@ impl App {
     /// Ends the browser session cleanly; the processes end on drop anyway.
     pub async fn close(self) {
         self.browser.close().await;
+    }
+
+    /// Fails the test if the main browser logged any console error, then
+    /// closes it.
+    pub async fn finish(self) {
+        self.browser.finish().await;
     }
 }

@@ -86,6 +86,17 @@ impl DemoAgent {
                 self.answer(turn, user_text, &texts::inline_reasoning(), None)
                     .await
             }
+            Scenario::LongReasoning => {
+                self.think(turn).await?;
+                let reasoning = Some(texts::long_reasoning());
+                self.answer(turn, user_text, texts::LONG_REASONING_ANSWER, reasoning)
+                    .await
+            }
+            Scenario::BadReasoning => {
+                self.think(turn).await?;
+                self.answer(turn, user_text, &texts::bad_inline_reasoning(), None)
+                    .await
+            }
             Scenario::Tools => self.tools(turn, user_text, None).await,
             Scenario::All => {
                 self.tools(turn, user_text, Some(texts::REASONING.to_string()))

@@ -16,6 +16,10 @@ pub enum Scenario {
     Help,
     Reasoning,
     InlineReasoning,
+    /// Reasoning long enough to start collapsed (over 8 lines).
+    LongReasoning,
+    /// A malformed inline prefix: the whole text must stay the answer.
+    BadReasoning,
     Tools,
     Commentary,
     Long,
@@ -38,6 +42,14 @@ pub const CATALOG: &[(&str, &str)] = &[
     (
         "/demo inline-reasoning",
         "reasoning inlined in the text with the `💭 **Reasoning:**` prefix",
+    ),
+    (
+        "/demo long-reasoning",
+        "a long `reasoning` field, which starts collapsed",
+    ),
+    (
+        "/demo bad-reasoning",
+        "a malformed inline reasoning prefix (no closing fence): all of it stays the answer",
     ),
     (
         "/demo tools",
@@ -85,6 +97,8 @@ impl Scenario {
         match name.as_str() {
             "reasoning" => Scenario::Reasoning,
             "inline-reasoning" => Scenario::InlineReasoning,
+            "long-reasoning" => Scenario::LongReasoning,
+            "bad-reasoning" => Scenario::BadReasoning,
             "tools" => Scenario::Tools,
             "commentary" => Scenario::Commentary,
             "long" => Scenario::Long,
@@ -122,6 +136,14 @@ mod tests {
         assert_eq!(
             Scenario::parse("/demo inline-reasoning"),
             Scenario::InlineReasoning
+        );
+        assert_eq!(
+            Scenario::parse("/demo long-reasoning"),
+            Scenario::LongReasoning
+        );
+        assert_eq!(
+            Scenario::parse("/demo bad-reasoning"),
+            Scenario::BadReasoning
         );
         assert_eq!(Scenario::parse("/demo flood"), Scenario::Flood(500));
         assert_eq!(Scenario::parse("/demo flood 12"), Scenario::Flood(12));

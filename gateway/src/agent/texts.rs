@@ -71,6 +71,26 @@ This gateway could only deliver reasoning inside the text, so it used the \
     )
 }
 
+/// Reasoning of 12 numbered lines: over the 8 lines that start a block
+/// collapsed.
+pub fn long_reasoning() -> String {
+    (1..=12)
+        .map(|i| format!("{i}. Step {i} of a long chain of thought, checked against the last one."))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub const LONG_REASONING_ANSWER: &str = "## A long chain of thought\n\n\
+The reasoning above is long, so it starts **collapsed**: open it to read it.\n";
+
+/// The inline prefix without its closing fence: malformed, so a client
+/// must show the whole text as the answer and split nothing off.
+pub fn bad_inline_reasoning() -> String {
+    "💭 **Reasoning:**\n```\nThis reasoning block is never closed.\n\n\
+## Malformed prefix\n\nThe fence above has no end, so all of this is the answer.\n"
+        .to_string()
+}
+
 pub const COMMENTARY_BEATS: [&str; 3] = [
     "I'll break this into three small steps.",
     "Step one is done: the question is clear. Now checking the details.",
@@ -276,6 +296,14 @@ mod tests {
         let prefix = format!("💭 **Reasoning:**\n```\n{REASONING}\n```\n\n");
         assert!(text.starts_with(&prefix));
         assert!(text.len() > prefix.len());
+    }
+
+    #[test]
+    fn long_reasoning_is_long_and_the_bad_prefix_never_closes() {
+        assert!(long_reasoning().lines().count() > 8);
+        let bad = bad_inline_reasoning();
+        assert!(bad.starts_with("💭 **Reasoning:**\n```\n"));
+        assert_eq!(bad.matches("```").count(), 1);
     }
 
     #[test]

@@ -213,8 +213,10 @@ impl VirtualList {
         } else {
             self.window.clone()
         };
+        // Whether older rows are wanted is asked once the new rows are laid
+        // out (the resize callback): the metrics here are from before them,
+        // and a thread just opened has not been scrolled to its end yet.
         self.set_window(range, order);
-        after.near_top = self.metrics.near_top();
         after
     }
 

@@ -1,0 +1,46 @@
+//! The built client served by a [`StaticServer`] and pointed (`?gateway=`)
+//! at any gateway: a real one, one behind a [`TcpProxy`](super::tcp_proxy),
+//! or a [`FakeGateway`](super::fake_gateway). The page itself stays
+//! reachable while the gateway dies.
+
+use super::{exclusive, paths, Browser, StaticServer};
+
+/// A browser with the app served by a static server, holding the suite's
+/// browser lock.
+pub struct Page {
+    pub browser: Browser,
+    pub server: StaticServer,
+    _turn: tokio::sync::OwnedMutexGuard<()>,
+}
+
+impl Page {
+    /// Opens the app at `#<hash>` talking to `gateway_ws`.
+    pub async fn open(gateway_ws: &str, hash: &str) -> Page {
+        let turn = exclusive().await;
+        let server = StaticServer::serve(paths::dist_dir());
+        let browser = Browser::start().await;
+        let page = Page {
+            browser,
+            server,
+            _turn: turn,
+        };
+        page.browser.goto(&page.url(gateway_ws, hash)).await;
+        page
+    }
+
+    pub fn url(&self, gateway_ws: &str, hash: &str) -> String {
+        format!("{}?gateway={gateway_ws}{hash}", self.server.url())
+    }
+
+    /// Another device (fresh profile) on the same static server.
+    pub async fn second_browser(&self, gateway_ws: &str, hash: &str) -> Browser {
+        let b = Browser::start().await;
+        b.goto(&self.url(gateway_ws, hash)).await;
+        b
+    }
+
+    /// Fails the test if the browser logged a console error, then closes it.
+    pub async fn finish(self) {
+        self.browser.finish().await;
+    }
+}
