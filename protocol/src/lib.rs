@@ -7,6 +7,7 @@
 
 mod client;
 mod error_code;
+mod scan;
 mod server;
 
 pub use client::*;
@@ -61,6 +62,11 @@ pub(crate) fn decode<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, De
 
 /// The `type` of a frame (borrowed from `text` unless it has escapes).
 pub(crate) fn frame_type(text: &str) -> Result<std::borrow::Cow<'_, str>, DecodeError> {
+    // Most frames: found by a scan that builds nothing. Escaped strings or
+    // anything unusual take the full parse, which also names the error.
+    if let Some(t) = scan::top_level_type(text) {
+        return Ok(std::borrow::Cow::Borrowed(t));
+    }
     #[derive(serde::Deserialize)]
     struct Typed<'a> {
         #[serde(rename = "type", borrow)]
@@ -68,6 +74,17 @@ pub(crate) fn frame_type(text: &str) -> Result<std::borrow::Cow<'_, str>, Decode
     }
     serde_json::from_str::<Typed>(text)
         .map(|t| t.frame_type)
+        .map_err(|e| DecodeError {
+            frame_type: None,
+            reason: e.to_string(),
+        })
+}
+
+/// Checks that a frame of a type this side does not know is JSON at all
+/// (its type may have been read without parsing the rest).
+pub(crate) fn unknown<T>(text: &str, unknown: T) -> Result<T, DecodeError> {
+    serde_json::from_str::<serde::de::IgnoredAny>(text)
+        .map(|_| unknown)
         .map_err(|e| DecodeError {
             frame_type: None,
             reason: e.to_string(),

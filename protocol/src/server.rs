@@ -3,7 +3,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
-use crate::{body, frame_type, DecodeError, ErrorCode, Ping};
+use crate::{body, frame_type, unknown, DecodeError, ErrorCode, Ping};
 
 /// Every server→client frame of the protocol.
 ///
@@ -78,7 +78,7 @@ impl ServerFrame {
             "tool.progress" => F::ToolProgress(body(text, &t)?),
             "tool.end" => F::ToolEnd(body(text, &t)?),
             "history" => F::History(body(text, &t)?),
-            _ => F::Unknown,
+            _ => unknown(text, F::Unknown)?,
         })
     }
 
@@ -392,7 +392,7 @@ impl HistoryItem {
             "message" => Self::Message(body(text, &t)?),
             "commentary" => Self::Commentary(body(text, &t)?),
             "tool" => Self::Tool(body(text, &t)?),
-            _ => Self::Unknown,
+            _ => unknown(text, Self::Unknown)?,
         })
     }
 

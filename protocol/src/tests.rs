@@ -247,6 +247,25 @@ fn wire_names_match_the_contract() {
 }
 
 #[test]
+fn the_type_is_read_wherever_it_stands_and_however_it_is_written() {
+    let want = ServerFrame::Typing(Typing {
+        channel_id: "c".into(),
+        on: true,
+    });
+    for text in [
+        r#"{"type":"typing","channel_id":"c","on":true}"#,
+        r#"{"channel_id":"c","on":true,"type":"typing"}"#,
+        r#"{ "type" : "typing", "channel_id":"c","on":true}"#,
+        r#"{"type":"typ\u0069ng","channel_id":"c","on":true}"#,
+    ] {
+        assert_eq!(ServerFrame::decode(text), Ok(want.clone()), "{text}");
+    }
+    // An unknown type is ignored only in a well-formed frame.
+    assert!(ServerFrame::decode(r#"{"type":"future.thing","x":"#).is_err());
+    assert!(ServerFrame::decode(r#"{"type":"future.thing"} trailing"#).is_err());
+}
+
+#[test]
 fn unknown_types_and_fields_are_ignored() {
     assert_eq!(
         ServerFrame::decode(r#"{"type":"future.thing","x":1}"#),

@@ -5,6 +5,7 @@
 //! top loads older pages without moving what the reader sees.
 
 mod heights;
+mod keyed_rows;
 mod virtual_list;
 mod window;
 
@@ -16,6 +17,7 @@ use super::progress_draft::ProgressDraft;
 use super::row_view::RowView;
 use super::runtime::Runtime;
 use crate::store::{Row, RowBody, RowKey, SendState};
+use keyed_rows::KeyedRows;
 use virtual_list::{After, Dom, VirtualList};
 
 /// Lets each mounted row hand its element to the timeline, which measures
@@ -85,6 +87,20 @@ pub fn Timeline() -> impl IntoView {
             });
         }
     };
+
+    // The window's rows, in order, moving none that stay (see keyed_rows).
+    let owner = Owner::current().unwrap_or_default();
+    let keyed = StoredValue::new_local(None::<KeyedRows>);
+    Effect::new(move |_| {
+        let keys = window_keys.get();
+        let (Some(r), Some(b)) = (rows.get(), bottom_spacer.get()) else {
+            return;
+        };
+        keyed.update_value(|k| {
+            k.get_or_insert_with(|| KeyedRows::new(r.into(), b.into(), owner.clone()))
+                .update(&keys, |key| view! { <RowView row_key=key /> }.into_any());
+        });
+    });
 
     // Hooks the list up to its elements and a ResizeObserver, once.
     Effect::new(move |_| {
@@ -175,9 +191,6 @@ pub fn Timeline() -> impl IntoView {
                 </Show>
                 <div class="rows" node_ref=rows>
                     <div class="rows-spacer" node_ref=top_spacer></div>
-                    <For each=move || window_keys.get() key=|k| k.clone() let:key>
-                        <RowView row_key=key />
-                    </For>
                     <div class="rows-spacer" node_ref=bottom_spacer></div>
                 </div>
                 <ProgressDraft />

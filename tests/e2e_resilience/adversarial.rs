@@ -267,9 +267,6 @@ async fn push_burst_and_check_responsive(
 
 /// The same burst while a 1 MiB answer is on screen.
 #[tokio::test]
-#[ignore = "freezes the UI today: with a 1 MiB answer mounted, a 10k-frame burst runs \
-            ~12 main-thread tasks of 0.4-2.2 s (not layout, remounts or DOM writes in that \
-            row, measured); for the timeline/markdown view owner, see the resilience report"]
 async fn a_burst_while_a_1_mib_answer_is_on_screen_keeps_the_ui_responsive() {
     let fake = FakeGateway::start(FakeOpts::default()).await;
     fake.add_channel(json!({"channel_id": BIG, "title": "Big", "last_seq": 0}));

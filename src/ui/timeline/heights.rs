@@ -3,6 +3,24 @@
 //! O(log n). The virtual list asks both every scroll, so no frame walks the
 //! whole thread.
 
+/// Height assumed for a row never measured, before any row was.
+const FIRST_ESTIMATE: f64 = 64.0;
+/// The most a row never measured is assumed to take (about half a screen).
+const MAX_ESTIMATE: f64 = 400.0;
+
+/// Height assumed for a row never measured: the mean of the `count` rows
+/// measured so far (`sum` px), at most [`MAX_ESTIMATE`]. One huge answer
+/// must not make every unseen row huge: a new row thought huge would push
+/// the rows above it out of the window (to be mounted again once it is
+/// measured), and a hundred of them would pass the browser's 2^25 px limit
+/// on scroll height.
+pub fn estimate(sum: f64, count: usize) -> f64 {
+    if count == 0 {
+        return FIRST_ESTIMATE;
+    }
+    (sum / count as f64).clamp(0.0, MAX_ESTIMATE)
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Heights {
     /// Each row's height.
@@ -115,6 +133,14 @@ impl Heights {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn estimates_follow_the_mean_but_not_a_giant_row() {
+        assert_eq!(estimate(0.0, 0), FIRST_ESTIMATE);
+        assert_eq!(estimate(300.0, 3), 100.0);
+        // A 740,000 px answer and one small row: still half a screen.
+        assert_eq!(estimate(740_060.0, 2), MAX_ESTIMATE);
+    }
 
     fn naive_offset(values: &[f64], i: usize) -> f64 {
         values[..i].iter().sum()

@@ -25,13 +25,11 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, ResizeObserver, ResizeObserverEntry};
 
-use super::heights::Heights;
+use super::heights::{self, Heights};
 use super::window::{self, Viewport};
 use crate::store::RowKey;
 use crate::ui::view_state::OrderEdit;
 
-/// Height assumed for a row never measured, until rows were measured.
-const FIRST_ESTIMATE: f64 = 64.0;
 /// Distance from the bottom (px) that still counts as "at the bottom".
 const BOTTOM_SLACK: f64 = 48.0;
 
@@ -369,9 +367,7 @@ impl VirtualList {
     fn height_of(&self, key: &RowKey) -> f64 {
         match self.measured.get(key) {
             Some(h) => *h,
-            None if self.measured.is_empty() => FIRST_ESTIMATE,
-            // The mean measured height: the best guess for a row not seen.
-            None => self.measured_sum / self.measured.len() as f64,
+            None => heights::estimate(self.measured_sum, self.measured.len()),
         }
     }
 
