@@ -1,5 +1,6 @@
 //! Reasoning above the answer: the `reasoning` field, the inline prefix, a
-//! malformed prefix, auto-collapse of long blocks and the toggle.
+//! malformed prefix, auto-collapse of long blocks and the toggle; against
+//! the demo gateway's scenarios, and a scripted gateway for the edge cases.
 
 use fantoccini::key::Key;
 use serde_json::{json, Value};
@@ -151,6 +152,32 @@ fn reasoning_field_and_inline_prefix_show_above_the_answer() {
         if !recs.iter().any(|r| r["answerStreaming"] == true) {
             b.fail("the inline-reasoning answer was never seen streaming")
                 .await;
+        }
+
+        // A long `reasoning` field starts collapsed (auto-collapse is on by
+        // default); a malformed prefix splits nothing off.
+        send(b, "/demo long-reasoning").await;
+        wait_answers(b, 3).await;
+        let a = answer_parts(b, "A long chain of thought").await;
+        let r = &a["reasoning"];
+        if r["collapsed"] != true || r["bodyVisible"] != false || r["above"] != true {
+            b.fail(&format!(
+                "/demo long-reasoning: expected a collapsed block above the answer: {a}"
+            ))
+            .await;
+        }
+        send(b, "/demo bad-reasoning").await;
+        wait_answers(b, 4).await;
+        let a = answer_parts(b, "Malformed prefix").await;
+        let body = a["body"].as_str().unwrap_or("");
+        if !a["reasoning"].is_null()
+            || !body.contains("Reasoning:")
+            || !body.contains("This reasoning block is never closed.")
+        {
+            b.fail(&format!(
+                "/demo bad-reasoning: expected no block and the whole text as the answer: {a}"
+            ))
+            .await;
         }
         app.finish().await;
     })
