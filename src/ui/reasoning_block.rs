@@ -41,25 +41,14 @@ pub fn ReasoningBlock(
                 </button>
                 <button type="button" class="reasoning-copy icon-button" aria-label="Copy reasoning"
                     on:click=move |_| browser::copy_to_clipboard(&text.get_untracked())>
-                    <CopyIcon />
+                    // Drawn in CSS: symbol glyphs like ⧉ are missing from
+                    // many fonts, and content areas hold no SVG at all.
+                    <span class="copy-icon" aria-hidden="true"></span>
                 </button>
             </div>
             <Show when=move || !collapsed.get()>
                 <pre class="reasoning-body">{move || text.get()}</pre>
             </Show>
         </section>
-    }
-}
-
-/// Two overlapping sheets, drawn rather than a font glyph: symbol glyphs
-/// like ⧉ are missing from many system fonts and show as a box.
-#[component]
-fn CopyIcon() -> impl IntoView {
-    view! {
-        <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"
-            fill="none" stroke="currentColor" stroke-width="1.5" stroke-linejoin="round">
-            <rect x="5.5" y="5.5" width="8.5" height="8.5" rx="1.5" />
-            <path d="M10.5 5.5V3.5a1.5 1.5 0 0 0-1.5-1.5H3.5A1.5 1.5 0 0 0 2 3.5V9a1.5 1.5 0 0 0 1.5 1.5h2" />
-        </svg>
     }
 }
