@@ -213,26 +213,14 @@ impl Store {
     /// Appends `item` with the channel's next `seq` and returns it with that seq.
     pub fn append<T: LogItem>(&mut self, channel_id: &str, mut item: T) -> Result<T, StoreError> {
         let tx = self.conn.transaction()?;
-        let last_seq: u64 = tx
-            .query_row(
-                "SELECT last_seq FROM channels WHERE channel_id = ?1",
-                [channel_id],
-                |r| r.get(0),
-            )
-            .optional()?
-            .ok_or(StoreError::NotFound)?;
-        let seq = last_seq + 1;
+        let seq = last_seq(&tx, channel_id)? + 1;
         item.set_seq(seq);
         let json = serde_json::to_string(&item.history_item())?;
         tx.execute(
-            "INSERT INTO log (channel_id, seq, item, client_msg_id) VALUES (?1, ?2, ?3, ?4)",
+            INSERT_ITEM,
             params![channel_id, seq, json, item.client_msg_id()],
         )?;
-        tx.execute(
-            "UPDATE channels SET last_seq = ?2, updated_at = ?3, preview = COALESCE(?4, preview)
-             WHERE channel_id = ?1",
-            params![channel_id, seq, now_ms(), item.preview()],
-        )?;
+        advance_channel(&tx, channel_id, seq, item.preview())?;
         tx.commit()?;
         Ok(item)
     }
@@ -245,19 +233,10 @@ impl Store {
         items: impl IntoIterator<Item = HistoryItem>,
     ) -> Result<u64, StoreError> {
         let tx = self.conn.transaction()?;
-        let mut seq: u64 = tx
-            .query_row(
-                "SELECT last_seq FROM channels WHERE channel_id = ?1",
-                [channel_id],
-                |r| r.get(0),
-            )
-            .optional()?
-            .ok_or(StoreError::NotFound)?;
+        let mut seq = last_seq(&tx, channel_id)?;
         let mut last_preview = None;
         {
-            let mut insert = tx.prepare(
-                "INSERT INTO log (channel_id, seq, item, client_msg_id) VALUES (?1, ?2, ?3, ?4)",
-            )?;
+            let mut insert = tx.prepare(INSERT_ITEM)?;
             for mut item in items {
                 seq += 1;
                 let client_msg_id = match &mut item {
@@ -283,16 +262,7 @@ impl Store {
                 insert.execute(params![channel_id, seq, json, client_msg_id])?;
             }
         }
-        tx.execute(
-            "UPDATE channels SET last_seq = ?2, updated_at = ?3, preview = COALESCE(?4, preview)
-             WHERE channel_id = ?1",
-            params![
-                channel_id,
-                seq,
-                now_ms(),
-                last_preview.as_deref().map(preview)
-            ],
-        )?;
+        advance_channel(&tx, channel_id, seq, last_preview.as_deref().map(preview))?;
         tx.commit()?;
         Ok(seq)
     }
@@ -354,6 +324,36 @@ impl Store {
         }
         Ok(query.finish(items))
     }
+}
+
+const INSERT_ITEM: &str =
+    "INSERT INTO log (channel_id, seq, item, client_msg_id) VALUES (?1, ?2, ?3, ?4)";
+
+/// The channel's highest `seq` so far.
+fn last_seq(tx: &rusqlite::Transaction<'_>, channel_id: &str) -> Result<u64, StoreError> {
+    tx.query_row(
+        "SELECT last_seq FROM channels WHERE channel_id = ?1",
+        [channel_id],
+        |r| r.get(0),
+    )
+    .optional()?
+    .ok_or(StoreError::NotFound)
+}
+
+/// Records the channel's new last `seq`, its activity time and (if given)
+/// its preview.
+fn advance_channel(
+    tx: &rusqlite::Transaction<'_>,
+    channel_id: &str,
+    seq: u64,
+    preview: Option<String>,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "UPDATE channels SET last_seq = ?2, updated_at = ?3, preview = COALESCE(?4, preview)
+         WHERE channel_id = ?1",
+        params![channel_id, seq, now_ms(), preview],
+    )?;
+    Ok(())
 }
 
 fn channel_from_row(r: &Row<'_>) -> rusqlite::Result<Channel> {
