@@ -172,12 +172,6 @@ impl Collected {
         costs
     }
 
-    /// All main-thread time the probe saw: socket handling plus rendering.
-    pub fn busy_ms(&self) -> f64 {
-        let socket: f64 = self.socket.iter().map(SocketRecord::duration).sum();
-        socket + self.render_times().iter().sum::<f64>()
-    }
-
     /// Frames the display would have shown but the page produced none:
     /// gaps between animation frames longer than one interval.
     pub fn missed_frames(&self) -> u64 {

@@ -7,6 +7,8 @@ pub mod incremental;
 /// Markdown → HTML that is safe for `inner_html` (raw HTML escaped, link
 /// schemes allow-listed, images click-to-load).
 pub mod markdown;
+/// Incremental rendering, or one of the benchmark's naive baselines.
+pub mod mode;
 /// Progress-draft labels and one-line tool/note/commentary formatting.
 pub mod progress;
 /// The inline `💭 **Reasoning:**` prefix split.
@@ -19,6 +21,7 @@ pub mod xss_corpus;
 pub use format::{args_pretty, duration, short_preview, tokens};
 pub use incremental::{completed_prefix_len, IncrementalMarkdown, RenderDelta};
 pub use markdown::to_html;
+pub use mode::RenderMode;
 pub use progress::{
     commentary_line, note_line, pick_label, tool_line, truncate_line, Detail, ProgressLines,
     LABEL_POOL,

@@ -657,10 +657,15 @@ impl Store {
         let Some(seq) = row.seq else {
             return Vec::new();
         };
-        let preview = row.preview_text().map(preview_of);
+        let is_new = !c.timeline.has_seq(seq);
+        // Only a new newest row changes the preview.
+        let preview = if is_new && seq >= c.meta.last_seq {
+            row.preview_text().map(preview_of)
+        } else {
+            None
+        };
         let key = row.key.clone();
         let ts = row.ts;
-        let is_new = !c.timeline.has_seq(seq);
         match c.timeline.upsert(row) {
             Upsert::Inserted | Upsert::Updated { moved: true } => {
                 self.changes.push(Change::Order(channel.to_string()))
@@ -777,15 +782,70 @@ fn advance_contiguous(c: &mut ChannelState) {
 /// A one-line plain-text preview: the first line with words in it, without
 /// the markdown marks that would show as clutter in the thread list.
 fn preview_of(text: &str) -> String {
-    let line = text
-        .lines()
-        .map(|l| l.trim().trim_start_matches(['#', '>', '-', '*', '+', ' ']))
-        .find(|l| !l.is_empty() && !l.starts_with("```") && !l.starts_with('|'))
-        .unwrap_or("");
-    let plain: String = line.replace("**", "").replace('`', "");
-    let mut out: String = plain.chars().take(PREVIEW_CHARS).collect();
-    if plain.chars().count() > PREVIEW_CHARS {
+    let line = preview_line(text);
+    // `**` and backticks dropped, in one pass over the marks only.
+    let mut out = String::with_capacity(line.len() + 3);
+    let mut rest = line;
+    while let Some(at) = rest.find(['*', '`']) {
+        out.push_str(&rest[..at]);
+        let mark = &rest[at..];
+        rest = if let Some(after) = mark.strip_prefix("**") {
+            after
+        } else if let Some(after) = mark.strip_prefix('`') {
+            after
+        } else {
+            out.push('*');
+            &mark[1..]
+        };
+    }
+    out.push_str(rest);
+    if let Some((cut, _)) = out.char_indices().nth(PREVIEW_CHARS) {
+        out.truncate(cut);
         out.push('…');
     }
     out
+}
+
+/// The first line with words in it, list and heading marks trimmed.
+fn preview_line(text: &str) -> &str {
+    text.lines()
+        .map(|l| l.trim().trim_start_matches(['#', '>', '-', '*', '+', ' ']))
+        .find(|l| !l.is_empty() && !l.starts_with("```") && !l.starts_with('|'))
+        .unwrap_or("")
+}
+
+#[cfg(test)]
+mod preview_tests {
+    use super::{preview_line, preview_of, PREVIEW_CHARS};
+    use proptest::prelude::*;
+
+    /// The definition the one-pass version must match.
+    fn reference(text: &str) -> String {
+        let line = preview_line(text);
+        let plain = line.replace("**", "").replace('`', "");
+        let mut out: String = plain.chars().take(PREVIEW_CHARS).collect();
+        if plain.chars().count() > PREVIEW_CHARS {
+            out.push('…');
+        }
+        out
+    }
+
+    #[test]
+    fn long_lines_are_cut_after_whole_chars() {
+        let text = format!("**{}** `x`", "é".repeat(200));
+        let preview = preview_of(&text);
+        assert_eq!(preview.chars().count(), PREVIEW_CHARS + 1);
+        assert!(preview.ends_with("éé…"));
+        assert_eq!(
+            preview_of(&"a".repeat(PREVIEW_CHARS)),
+            "a".repeat(PREVIEW_CHARS)
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn matches_the_reference(text in "([*`# |>\n-]|a|é|\\*\\*|```){0,300}") {
+            prop_assert_eq!(preview_of(&text), reference(&text));
+        }
+    }
 }

@@ -62,6 +62,15 @@ pub fn query_param(name: &str) -> Option<String> {
     params.get(name)
 }
 
+/// How streamed answers render (`?render=`, read once per page).
+pub fn render_mode() -> crate::render::RenderMode {
+    thread_local! {
+        static MODE: crate::render::RenderMode =
+            crate::render::RenderMode::from_param(query_param("render").as_deref());
+    }
+    MODE.with(|mode| *mode)
+}
+
 /// The thread named by the URL hash `#/t/<channel_id>`, if any.
 pub fn hash_channel() -> Option<String> {
     let hash = location()?.hash().ok()?;

@@ -2,9 +2,9 @@
 //! are appended once, only the unfinished tail is replaced per update. Only
 //! the sanitizer's output ever reaches `innerHTML`.
 //!
-//! `?render=naive` in the page URL switches every bubble to the naive way
-//! (re-render the whole text into `innerHTML` on each update): the
-//! benchmark's baseline (`scripts/bench`), measured against the same build.
+//! The benchmark's naive baselines (`?render=naive…`, see
+//! [`RenderMode`](crate::render::RenderMode)) re-render the whole text into
+//! `innerHTML` on each update instead.
 
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -27,7 +27,7 @@ pub fn MarkdownView(#[prop(into)] text: Signal<String>) -> impl IntoView {
     let stable = NodeRef::<Div>::new();
     let tail = NodeRef::<Div>::new();
     let renderer = StoredValue::new(IncrementalMarkdown::new());
-    let naive = naive_rendering();
+    let naive = browser::render_mode().whole_bubble();
     let rows = use_context::<RowMounts>();
 
     // Only updates after the first render report growth: a page of rows
@@ -106,14 +106,6 @@ fn append_blocks(stable: &web_sys::HtmlElement, shown: usize, blocks: &[String])
             .collect();
         let _ = stable.insert_adjacent_html("beforeend", &html);
     }
-}
-
-/// Whether the page was opened with `?render=naive` (read once per page).
-fn naive_rendering() -> bool {
-    thread_local! {
-        static NAIVE: bool = browser::query_param("render").as_deref() == Some("naive");
-    }
-    NAIVE.with(|naive| *naive)
 }
 
 /// Remote images are placeholders until clicked: an image URL can carry

@@ -148,8 +148,13 @@ impl Runtime {
         self.schedule_flush();
     }
 
-    /// Coalesces view updates to one per animation frame.
+    /// Coalesces view updates to one per animation frame (except in the
+    /// benchmark's per-update baseline, which updates the view at once).
     fn schedule_flush(&self) {
+        if !browser::render_mode().coalesces() {
+            self.flush();
+            return;
+        }
         let pending = self.flush_pending.get_value();
         if pending.replace(true) {
             return;
