@@ -786,7 +786,8 @@ fn preview_of(text: &str) -> String {
     // `**` and backticks dropped, in one pass over the marks only.
     let mut out = String::with_capacity(line.len() + 3);
     let mut rest = line;
-    while let Some(at) = rest.find(['*', '`']) {
+    // Byte search: both marks are ASCII, so `at` is a char boundary.
+    while let Some(at) = rest.bytes().position(|b| b == b'*' || b == b'`') {
         out.push_str(&rest[..at]);
         let mark = &rest[at..];
         rest = if let Some(after) = mark.strip_prefix("**") {
@@ -799,6 +800,10 @@ fn preview_of(text: &str) -> String {
         };
     }
     out.push_str(rest);
+    // No more chars than bytes: a short line needs no count.
+    if out.len() <= PREVIEW_CHARS {
+        return out;
+    }
     if let Some((cut, _)) = out.char_indices().nth(PREVIEW_CHARS) {
         out.truncate(cut);
         out.push('…');

@@ -8,6 +8,7 @@
 
 mod apply;
 mod channel;
+mod id_map;
 mod outbox;
 mod row;
 mod timeline;
@@ -16,7 +17,9 @@ mod turn;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use id_map::IdMap;
 
 pub use channel::{ChannelState, PageRequest};
 pub use outbox::OutboxEntry;
@@ -82,7 +85,7 @@ pub struct Diagnostics {
 
 #[derive(Debug, Default)]
 pub struct Store {
-    channels: HashMap<String, ChannelState>,
+    channels: IdMap<String, ChannelState>,
     /// The open thread; `None` is the "new thread" pane.
     active: Option<String>,
     /// Pending sends typed in the "new thread" pane, until auto-threading

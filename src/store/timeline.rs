@@ -3,7 +3,10 @@
 //! the newest logged row at the moment it arrived, so the thread reads in
 //! the order things happened, and moves to its `seq` slot once logged.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::hash_map::Entry;
+use std::collections::BTreeMap;
+
+use super::id_map::IdMap;
 
 use super::row::{Row, RowKey};
 
@@ -12,7 +15,7 @@ type Slot = (u64, u64);
 
 #[derive(Debug, Default, Clone)]
 pub struct Timeline {
-    rows: HashMap<RowKey, (Row, Slot)>,
+    rows: IdMap<RowKey, (Row, Slot)>,
     order: BTreeMap<Slot, RowKey>,
     logged: BTreeMap<u64, RowKey>,
     arrivals: u64,
@@ -71,41 +74,34 @@ impl Timeline {
     /// under another key is a duplicate and is dropped, so pages and live
     /// frames can overlap freely.
     pub fn upsert(&mut self, row: Row) -> Upsert {
-        if let Some(seq) = row.seq {
+        let seq = row.seq;
+        if let Some(seq) = seq {
             if self.logged.get(&seq).is_some_and(|k| *k != row.key) {
                 return Upsert::Unchanged;
             }
         }
         let key = row.key.clone();
-        let seq = row.seq;
-        let outcome = match self.rows.get_mut(&key) {
-            Some((old, _)) if *old == row => return Upsert::Unchanged,
-            Some((old, slot)) => {
+        let (outcome, slot) = match self.rows.entry(key.clone()) {
+            Entry::Occupied(mut entry) => {
+                let (old, slot) = entry.get_mut();
+                if *old == row {
+                    return Upsert::Unchanged;
+                }
                 let moved = old.seq != seq;
                 *old = row;
                 if !moved {
                     return Upsert::Updated { moved: false };
                 }
-                let old_slot = *slot;
-                self.unplace(old_slot);
-                Upsert::Updated { moved: true }
+                Self::unplace_from(&mut self.order, &mut self.logged, *slot);
+                *slot = Self::next_slot(&self.logged, &mut self.arrivals, seq);
+                (Upsert::Updated { moved: true }, *slot)
             }
-            None => {
-                let slot = (0, 0);
-                self.rows.insert(key.clone(), (row, slot));
-                Upsert::Inserted
-            }
-        };
-        let slot = match seq {
-            Some(s) => (s, 0),
-            None => {
-                self.arrivals += 1;
-                (self.newest_seq().unwrap_or(0), self.arrivals)
+            Entry::Vacant(entry) => {
+                let slot = Self::next_slot(&self.logged, &mut self.arrivals, seq);
+                entry.insert((row, slot));
+                (Upsert::Inserted, slot)
             }
         };
-        if let Some((_, s)) = self.rows.get_mut(&key) {
-            *s = slot;
-        }
         if let Some(s) = seq {
             self.logged.insert(s, key.clone());
         }
@@ -113,10 +109,29 @@ impl Timeline {
         outcome
     }
 
+    /// Where a row with `seq` sorts now.
+    fn next_slot(logged: &BTreeMap<u64, RowKey>, arrivals: &mut u64, seq: Option<u64>) -> Slot {
+        match seq {
+            Some(s) => (s, 0),
+            None => {
+                *arrivals += 1;
+                (logged.keys().next_back().copied().unwrap_or(0), *arrivals)
+            }
+        }
+    }
+
     fn unplace(&mut self, slot: Slot) {
-        self.order.remove(&slot);
+        Self::unplace_from(&mut self.order, &mut self.logged, slot);
+    }
+
+    fn unplace_from(
+        order: &mut BTreeMap<Slot, RowKey>,
+        logged: &mut BTreeMap<u64, RowKey>,
+        slot: Slot,
+    ) {
+        order.remove(&slot);
         if slot.1 == 0 {
-            self.logged.remove(&slot.0);
+            logged.remove(&slot.0);
         }
     }
 
