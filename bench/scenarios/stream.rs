@@ -41,14 +41,22 @@ impl StreamRun {
         self.costs.iter().map(|c| c.0).collect()
     }
 
-    /// Costs of the updates in the last quarter of the answer's size.
-    fn at_full_size(&self) -> Vec<f64> {
+    /// Costs of the updates in quarter `q` (0–3) of the answer's size.
+    fn in_quarter(&self, q: u64) -> Vec<f64> {
         let biggest = self.costs.iter().map(|c| c.1).max().unwrap_or(0);
         self.costs
             .iter()
-            .filter(|c| c.1 * 4 >= biggest * 3)
+            .filter(|c| c.1 * 4 >= biggest * q && (q == 3 || c.1 * 4 < biggest * (q + 1)))
             .map(|c| c.0)
             .collect()
+    }
+
+    /// p95 per quarter of the answer's size, for the notes.
+    fn p95_by_quarter(&self) -> String {
+        let p95: Vec<String> = (0..4)
+            .map(|q| format!("{:.1}", percentile(&self.in_quarter(q), 95.0)))
+            .collect();
+        format!("p95 by quarter of the answer's size {} ms", p95.join(" / "))
     }
 }
 
@@ -80,7 +88,7 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
         report.metric(
             scenario,
             format!("… p95 at {}–{kib} KiB", kib * 3 / 4),
-            percentile(&r.at_full_size(), 95.0),
+            percentile(&r.in_quarter(3), 95.0),
             "ms",
             target(Target::AtMost(8.0)),
         );
@@ -101,15 +109,15 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
         report.metric(scenario, "frames missed", r.missed_frames as f64, "", None);
         report.metric(
             scenario,
-            "main thread, whole stream",
-            r.main.busy_ms,
+            "main-thread CPU, whole stream",
+            r.main.cpu_ms,
             "ms",
             None,
         );
         report.metric(
             scenario,
-            "main thread per snapshot, mean",
-            r.main.busy_ms / r.updates.max(1) as f64,
+            "main-thread CPU per snapshot, mean",
+            r.main.cpu_ms / r.updates.max(1) as f64,
             "ms",
             None,
         );
@@ -133,10 +141,11 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
         report.note(
             scenario,
             format!(
-                "{} snapshots in {} frames, {} rendered; {}; socket handling per snapshot p50 {:.2} ms, max {:.2} ms; longest task {:.0} ms{}",
+                "{} snapshots in {} frames, {} rendered; {}; {}; socket handling per snapshot p50 {:.2} ms, max {:.2} ms; longest task {:.0} ms{}",
                 r.updates,
                 r.frames,
                 r.costs.len(),
+                r.p95_by_quarter(),
                 r.main.describe(),
                 median(&r.handlers),
                 max(&r.handlers),
@@ -148,22 +157,28 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
             ),
         );
     }
+    // The target is on CPU time: on a 2-core machine the incremental run's
+    // busy wall time also holds the waits for a core while the compositor
+    // and raster threads draw its twice as many frames (bench/README.md).
     for (what, ratio) in [
-        ("main thread", naive.main.busy_ms / fast.main.busy_ms),
         ("main-thread CPU", naive.main.cpu_ms / fast.main.cpu_ms),
+        (
+            "main thread busy (wall)",
+            naive.main.busy_ms / fast.main.busy_ms,
+        ),
     ] {
         report.metric(
             NAIVE,
             format!("{what}, naive ÷ incremental"),
             ratio,
             "×",
-            (what == "main thread").then_some(Target::AtLeast(5.0)),
+            (what == "main-thread CPU").then_some(Target::AtLeast(5.0)),
         );
     }
     report.metric(
         NAIVE_PER_FRAME,
-        "main thread, naive per frame ÷ incremental",
-        per_frame.main.busy_ms / fast.main.busy_ms,
+        "main-thread CPU, naive per frame ÷ incremental",
+        per_frame.main.cpu_ms / fast.main.cpu_ms,
         "×",
         None,
     );
