@@ -92,7 +92,7 @@ impl Timeline {
                 if !moved {
                     return Upsert::Updated { moved: false };
                 }
-                Self::unplace_from(&mut self.order, &mut self.logged, *slot);
+                Self::unplace(&mut self.order, &mut self.logged, *slot);
                 *slot = Self::next_slot(&self.logged, &mut self.arrivals, seq);
                 (Upsert::Updated { moved: true }, *slot)
             }
@@ -120,15 +120,10 @@ impl Timeline {
         }
     }
 
-    fn unplace(&mut self, slot: Slot) {
-        Self::unplace_from(&mut self.order, &mut self.logged, slot);
-    }
-
-    fn unplace_from(
-        order: &mut BTreeMap<Slot, RowKey>,
-        logged: &mut BTreeMap<u64, RowKey>,
-        slot: Slot,
-    ) {
+    /// Takes a row's slot out of the order (and the seq index if logged).
+    /// Borrows the two indexes only, so that `upsert` can call it while it
+    /// holds a row of `rows`.
+    fn unplace(order: &mut BTreeMap<Slot, RowKey>, logged: &mut BTreeMap<u64, RowKey>, slot: Slot) {
         order.remove(&slot);
         if slot.1 == 0 {
             logged.remove(&slot.0);
@@ -138,7 +133,7 @@ impl Timeline {
     /// Removes a row wherever it stands.
     pub fn remove(&mut self, key: &str) -> Option<Row> {
         let (row, slot) = self.rows.remove(key)?;
-        self.unplace(slot);
+        Self::unplace(&mut self.order, &mut self.logged, slot);
         Some(row)
     }
 }
