@@ -72,6 +72,7 @@ mod tests {
             channel_id: "c".into(),
             before,
             after,
+            around: None,
             limit,
         }
     }

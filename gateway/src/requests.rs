@@ -71,6 +71,8 @@ impl RequestError {
             message: self.message,
             channel_id: self.channel_id,
             client_msg_id: self.client_msg_id,
+            request_id: None,
+            query: None,
         })
     }
 }
@@ -90,6 +92,10 @@ pub async fn handle(app: &Arc<App>, conn: ConnId, frame: ClientFrame) {
         ClientFrame::HistoryGet(req) => history_get(app, conn, req).await,
         ClientFrame::MessageSend(req) => message_send(app, conn, req).await,
         ClientFrame::TurnCancel(req) => turn_cancel(app, req).await,
+        ClientFrame::ApprovalRespond(_) | ClientFrame::Search(_) => Err(RequestError::new(
+            ErrorCode::Unsupported,
+            "This gateway does not support that yet.",
+        )),
         // A second hello changes nothing; unknown types are ignored (§1).
         ClientFrame::Hello(_) | ClientFrame::Unknown => Ok(()),
     };
@@ -185,6 +191,10 @@ async fn history_get(app: &Arc<App>, conn: ConnId, req: HistoryGet) -> Result<()
         channel_id: req.channel_id,
         items,
         has_more,
+        has_newer: req.after.map(|_| has_more),
+        before: req.before,
+        after: req.after,
+        around: None,
     };
     app.outbox.hub().reply(conn, &ServerFrame::History(page));
     Ok(())

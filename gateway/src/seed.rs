@@ -144,6 +144,7 @@ mod tests {
             channel_id: SEEDED_CHANNEL.into(),
             before: None,
             after: None,
+            around: None,
             limit: Some(200),
         })
         .expect("query");

@@ -253,6 +253,10 @@ impl Store {
                         t.seq = seq;
                         None
                     }
+                    HistoryItem::Approval(a) => {
+                        a.seq = seq;
+                        None
+                    }
                     HistoryItem::Unknown => {
                         seq -= 1;
                         continue;
@@ -393,6 +397,7 @@ mod tests {
             channel_id: String::new(),
             before,
             after,
+            around: None,
             limit: Some(limit),
         })
         .expect("valid query")

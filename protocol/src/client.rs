@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::DecodeError;
+use crate::{ApprovalRespond, DecodeError, Search};
 
 /// Every client→server frame of the protocol.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,6 +26,10 @@ pub enum ClientFrame {
     TurnCancel(ChannelRef),
     #[serde(rename = "history.get")]
     HistoryGet(HistoryGet),
+    #[serde(rename = "approval.respond")]
+    ApprovalRespond(ApprovalRespond),
+    #[serde(rename = "search")]
+    Search(Search),
     /// A frame type this side does not know: ignored (§1).
     #[serde(other)]
     Unknown,
@@ -99,6 +103,9 @@ pub struct HistoryGet {
     pub before: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<u64>,
+    /// A page centred on this `seq` (§6: jumping to one item).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub around: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
 }

@@ -5,13 +5,17 @@
 //! construction. Decoding is tolerant: unknown frame types and unknown fields
 //! are ignored, a malformed frame becomes a [`DecodeError`], never a panic.
 
+mod approval;
 mod client;
 mod error_code;
 mod scan;
+mod search;
 mod server;
 
+pub use approval::*;
 pub use client::*;
 pub use error_code::ErrorCode;
+pub use search::*;
 pub use server::*;
 
 /// The protocol version spoken by this crate (`hello.protocol`, `ready.protocol`).

@@ -3,7 +3,10 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
-use crate::{body, frame_type, unknown, DecodeError, ErrorCode, Ping};
+use crate::{
+    body, frame_type, unknown, ApprovalItem, ApprovalRequest, DecodeError, ErrorCode, Ping,
+    SearchResults,
+};
 
 /// Every server→client frame of the protocol.
 ///
@@ -48,6 +51,12 @@ pub enum ServerFrame {
     ToolEnd(ToolEnd),
     #[serde(rename = "history")]
     History(History),
+    #[serde(rename = "approval.request")]
+    ApprovalRequest(ApprovalRequest),
+    #[serde(rename = "approval.resolved")]
+    ApprovalResolved(InChannel<ApprovalItem>),
+    #[serde(rename = "search.results")]
+    SearchResults(SearchResults),
     /// A frame type this side does not know: ignored (§1).
     #[serde(skip)]
     Unknown,
@@ -78,6 +87,9 @@ impl ServerFrame {
             "tool.progress" => F::ToolProgress(body(text, &t)?),
             "tool.end" => F::ToolEnd(body(text, &t)?),
             "history" => F::History(body(text, &t)?),
+            "approval.request" => F::ApprovalRequest(body(text, &t)?),
+            "approval.resolved" => F::ApprovalResolved(InChannel::decode(text, &t)?),
+            "search.results" => F::SearchResults(body(text, &t)?),
             _ => unknown(text, F::Unknown)?,
         })
     }
@@ -104,7 +116,10 @@ impl ServerFrame {
             F::ToolProgress(f) => &f.channel_id,
             F::ToolEnd(f) => &f.channel_id,
             F::History(f) => &f.channel_id,
+            F::ApprovalRequest(f) => &f.channel_id,
+            F::ApprovalResolved(f) => &f.channel_id,
             F::Error(f) => return f.channel_id.as_deref(),
+            F::SearchResults(f) => return f.channel_id.as_deref(),
             F::Ready(_) | F::Pong(_) | F::ChannelList(_) | F::Unknown => return None,
         })
     }
@@ -150,6 +165,12 @@ pub struct ErrorFrame {
     pub channel_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_msg_id: Option<String>,
+    /// The approval request an error is about (§9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// The query of the `search` an error is about (§10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -377,6 +398,8 @@ pub enum HistoryItem {
     Commentary(CommentaryItem),
     #[serde(rename = "tool")]
     Tool(ToolItem),
+    #[serde(rename = "approval")]
+    Approval(ApprovalItem),
     /// An item of a type this side does not know, or a malformed one: skipped
     /// without losing the rest of the page.
     #[serde(skip)]
@@ -392,6 +415,7 @@ impl HistoryItem {
             "message" => Self::Message(body(text, &t)?),
             "commentary" => Self::Commentary(body(text, &t)?),
             "tool" => Self::Tool(body(text, &t)?),
+            "approval" => Self::Approval(body(text, &t)?),
             _ => unknown(text, Self::Unknown)?,
         })
     }
@@ -402,6 +426,7 @@ impl HistoryItem {
             HistoryItem::Message(m) => Some(m.seq),
             HistoryItem::Commentary(c) => Some(c.seq),
             HistoryItem::Tool(t) => Some(t.seq),
+            HistoryItem::Approval(a) => Some(a.seq),
             HistoryItem::Unknown => None,
         }
     }
@@ -412,8 +437,19 @@ pub struct History {
     pub channel_id: String,
     #[serde(deserialize_with = "lenient_items")]
     pub items: Vec<HistoryItem>,
+    /// Whether older items exist before the page (for `after`: newer ones).
     #[serde(default)]
     pub has_more: bool,
+    /// Whether newer items exist after the page (`around` and `after` replies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub has_newer: Option<bool>,
+    /// The request's `before`, `after` or `around`, echoed (§6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub around: Option<u64>,
 }
 
 /// Decodes a page item by item, so one bad item does not drop the page.

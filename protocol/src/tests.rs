@@ -57,6 +57,20 @@ fn tool_item() -> ToolItem {
     }
 }
 
+fn approval_item() -> ApprovalItem {
+    ApprovalItem {
+        seq: 12,
+        turn_id: Some("t1".into()),
+        request_id: "a1".into(),
+        title: "Run a shell command?".into(),
+        command: Some("rm -rf build".into()),
+        description: Some("recursive delete".into()),
+        choice: Choice::Session,
+        device_id: Some("d2".into()),
+        ts: 13,
+    }
+}
+
 #[test]
 fn every_server_frame_round_trips() {
     let c = || "c1".to_string();
@@ -74,6 +88,8 @@ fn every_server_frame_round_trips() {
             message: "too big".into(),
             channel_id: Some(c()),
             client_msg_id: Some("k1".into()),
+            request_id: Some("a1".into()),
+            query: Some("repo".into()),
         }),
         ServerFrame::ChannelList(ChannelList {
             channels: vec![channel()],
@@ -171,8 +187,40 @@ fn every_server_frame_round_trips() {
                     turn_id: None,
                 }),
                 HistoryItem::Tool(tool_item()),
+                HistoryItem::Approval(approval_item()),
             ],
             has_more: true,
+            has_newer: Some(false),
+            before: None,
+            after: None,
+            around: Some(8),
+        }),
+        ServerFrame::ApprovalRequest(ApprovalRequest {
+            channel_id: c(),
+            turn_id: t(),
+            request_id: "a1".into(),
+            title: "Run a shell command?".into(),
+            command: Some("rm -rf build".into()),
+            description: Some("recursive delete".into()),
+            choices: vec![Choice::Once, Choice::Session, Choice::Always, Choice::Deny],
+            ts: 11,
+        }),
+        ServerFrame::ApprovalResolved(InChannel {
+            channel_id: c(),
+            item: approval_item(),
+        }),
+        ServerFrame::SearchResults(SearchResults {
+            query: "repo".into(),
+            channel_id: Some(c()),
+            hits: vec![Hit {
+                channel_id: c(),
+                seq: 7,
+                kind: HitKind::Message,
+                role: Some(Role::User),
+                snippet: "summarize the repo".into(),
+                ts: 5,
+            }],
+            cursor: Some("opaque".into()),
         }),
     ];
     for f in frames {
@@ -215,7 +263,26 @@ fn every_client_frame_round_trips() {
             channel_id: "c1".into(),
             before: Some(10),
             after: None,
+            around: None,
             limit: Some(200),
+        }),
+        ClientFrame::HistoryGet(HistoryGet {
+            channel_id: "c1".into(),
+            before: None,
+            after: None,
+            around: Some(4000),
+            limit: Some(50),
+        }),
+        ClientFrame::ApprovalRespond(ApprovalRespond {
+            channel_id: "c1".into(),
+            request_id: "a1".into(),
+            choice: Choice::Deny,
+        }),
+        ClientFrame::Search(Search {
+            query: "repo tour".into(),
+            channel_id: None,
+            limit: Some(20),
+            cursor: Some("next".into()),
         }),
     ];
     for f in frames {
@@ -229,6 +296,7 @@ fn wire_names_match_the_contract() {
         channel_id: "c".into(),
         before: None,
         after: Some(3),
+        around: None,
         limit: None,
     });
     assert_eq!(
@@ -392,6 +460,11 @@ const TYPES: &[&str] = &[
     "message.send",
     "turn.cancel",
     "history.get",
+    "approval.request",
+    "approval.resolved",
+    "approval.respond",
+    "search",
+    "search.results",
 ];
 
 proptest! {
@@ -411,4 +484,69 @@ proptest! {
         let _ = ServerFrame::decode(&text);
         let _ = ClientFrame::decode(&text);
     }
+}
+
+#[test]
+fn approval_and_search_wire_names_match_the_contract() {
+    let r = ServerFrame::ApprovalResolved(InChannel {
+        channel_id: "c".into(),
+        item: approval_item(),
+    });
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&r.encode()).unwrap(),
+        json!({"type": "approval.resolved", "channel_id": "c", "seq": 12, "turn_id": "t1",
+               "request_id": "a1", "title": "Run a shell command?", "command": "rm -rf build",
+               "description": "recursive delete", "choice": "session", "device_id": "d2", "ts": 13})
+    );
+    let q = ClientFrame::Search(Search {
+        query: "x".into(),
+        channel_id: None,
+        limit: None,
+        cursor: None,
+    });
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&q.encode()).unwrap(),
+        json!({"type": "search", "query": "x"})
+    );
+}
+
+#[test]
+fn unknown_choices_and_hit_kinds_are_tolerated() {
+    let text = r#"{"type":"approval.request","channel_id":"c","request_id":"a","title":"t",
+        "choices":["once","maybe","deny"],"extra":1}"#;
+    let ServerFrame::ApprovalRequest(req) = ServerFrame::decode(text).expect("decodes") else {
+        panic!("not an approval.request");
+    };
+    assert_eq!(req.choices, vec![Choice::Once, Choice::Other, Choice::Deny]);
+    assert_eq!(req.turn_id, None);
+    let text = r#"{"type":"search.results","query":"q","hits":[
+        {"channel_id":"c","seq":1,"kind":"attachment","snippet":"s","ts":2}]}"#;
+    let ServerFrame::SearchResults(res) = ServerFrame::decode(text).expect("decodes") else {
+        panic!("not search.results");
+    };
+    assert_eq!(res.hits[0].kind, HitKind::Other);
+    // A resolved approval without a request_id is malformed, not a panic.
+    assert!(ServerFrame::decode(
+        r#"{"type":"approval.resolved","channel_id":"c","seq":1,"choice":"deny"}"#
+    )
+    .is_err());
+}
+
+#[test]
+fn only_user_answers_count_as_answers() {
+    for c in [Choice::Once, Choice::Session, Choice::Always, Choice::Deny] {
+        assert!(c.is_answer());
+    }
+    for c in [Choice::Timeout, Choice::Cancelled, Choice::Other] {
+        assert!(!c.is_answer() && !c.allows());
+    }
+    assert!(!Choice::Deny.allows());
+}
+
+#[test]
+fn queries_follow_the_length_rule() {
+    assert_eq!(valid_query("  rust  "), Some("rust"));
+    assert_eq!(valid_query("   "), None);
+    assert!(valid_query(&"é".repeat(200)).is_some());
+    assert!(valid_query(&"é".repeat(201)).is_none());
 }

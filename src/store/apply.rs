@@ -110,6 +110,8 @@ impl Store {
             }
             F::ToolEnd(e) => self.on_tool_end(e, now_ms),
             F::History(h) => self.on_history(h),
+            // Approvals and search are not shown yet: ignored like unknown frames.
+            F::ApprovalRequest(_) | F::ApprovalResolved(_) | F::SearchResults(_) => Vec::new(),
             F::Pong(_) | F::Unknown => Vec::new(),
         }
     }
@@ -713,6 +715,8 @@ impl Store {
                 HistoryItem::Message(m) => Row::from_message(m),
                 HistoryItem::Commentary(m) => Row::from_commentary(m),
                 HistoryItem::Tool(t) => Row::from_tool(t),
+                // Not shown yet (approvals): skipped, not counted as dropped.
+                HistoryItem::Approval(_) => continue,
                 HistoryItem::Unknown => {
                     self.diagnostics.dropped += 1;
                     self.diagnostics.last_dropped =

@@ -394,6 +394,7 @@ impl Store {
             channel_id: channel.to_string(),
             before,
             after,
+            around: None,
             limit,
         }))]
     }

@@ -395,6 +395,8 @@ impl Turn {
                 message: format!("The agent failed: {reason}"),
                 channel_id: Some(self.channel_id.clone()),
                 client_msg_id: None,
+                request_id: None,
+                query: None,
             }));
         }
         self.publish_typing_off();
