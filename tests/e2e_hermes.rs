@@ -81,9 +81,9 @@ return {
 };
 "#;
 
-/// One turn with a tool call: the `read_file` card spins, settles on ✓ and
-/// opens to its arguments; the answer streams into its own bubble and ends
-/// as the model's text, with Hermes named in the footer.
+/// One turn with a tool call: the `read_file` card of the note spins,
+/// settles on ✓ and opens to its tool; the answer streams into its own
+/// bubble and ends as the model's text, with Hermes named in the footer.
 #[test]
 fn a_hermes_turn_streams_an_answer_after_a_read_file_card() {
     if hermes::skip_requested() {
@@ -112,7 +112,7 @@ fn a_hermes_turn_streams_an_answer_after_a_read_file_card() {
         ],
         ..GatewayOpts::default()
     };
-    let outcome = run_catching(move || turn(opts, note));
+    let outcome = run_catching(move || turn(opts));
     if let Err(panic) = outcome {
         eprintln!(
             "== the fake model got {} chat completion request(s)\n== Hermes's log:\n{}",
@@ -123,7 +123,7 @@ fn a_hermes_turn_streams_an_answer_after_a_read_file_card() {
     }
 }
 
-async fn turn(opts: GatewayOpts, note: String) {
+async fn turn(opts: GatewayOpts) {
     let app = App::start_with(opts).await;
     let b = &app.browser;
     b.wait_for(CONNECTED, secs(30)).await;
@@ -242,20 +242,13 @@ async fn turn(opts: GatewayOpts, note: String) {
         .await;
     }
 
-    // Opened, the card shows the call's arguments as pretty JSON.
+    // Opened, the card names its tool (Hermes's run events carry no
+    // arguments, so there are none to show).
     if !b.exists(".tool-card .tool-detail").await {
         b.click(".tool-card .tool-line").await;
     }
-    b.wait_for(".tool-card .tool-detail .tool-args", secs(10))
+    b.wait_for(".tool-card .tool-detail .tool-name", secs(10))
         .await;
-    let args_text = b.text_of(".tool-card .tool-args").await;
-    let args: Value = serde_json::from_str(&args_text).unwrap_or(Value::Null);
-    if args != json!({ "path": note }) || !args_text.contains(&note) {
-        b.fail(&format!(
-            "the opened card's arguments should be {{\"path\": {note:?}}}, got {args_text:?}"
-        ))
-        .await;
-    }
     let name = b.text_of(".tool-card .tool-name").await;
     if name.trim() != "read_file" {
         b.fail(&format!(

@@ -29,6 +29,11 @@ pub fn turn_id() -> String {
     random_id("t_")
 }
 
+/// The Hermes session holding a channel's conversation on Hermes's side.
+pub fn hermes_session_id() -> String {
+    random_id("aria_")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

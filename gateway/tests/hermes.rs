@@ -40,6 +40,12 @@ async fn turn(client: &mut Client, channel: &str, text: &str, id: &str) -> Vec<V
 }
 
 async fn rest_of_turn(client: &mut Client) -> Vec<Value> {
+    frames_until(client, |f| f["type"] == "typing" && f["on"] == false).await
+}
+
+/// The frames up to and including the first that `done` accepts, waiting
+/// as long as Hermes needs.
+async fn frames_until(client: &mut Client, done: impl Fn(&Value) -> bool) -> Vec<Value> {
     let deadline = tokio::time::Instant::now() + TURN_TIMEOUT;
     let mut frames = Vec::new();
     loop {
@@ -47,14 +53,14 @@ async fn rest_of_turn(client: &mut Client) -> Vec<Value> {
         match client.next_message(left).await {
             Some(Message::Text(text)) => {
                 let frame: Value = serde_json::from_str(&text).expect("json frame");
-                let last = frame["type"] == "typing" && frame["on"] == false;
+                let last = done(&frame);
                 frames.push(frame);
                 if last {
                     return frames;
                 }
             }
             Some(_) => continue,
-            None => panic!("the turn did not end within {TURN_TIMEOUT:?}; frames: {frames:#?}"),
+            None => panic!("no awaited frame within {TURN_TIMEOUT:?}; frames: {frames:#?}"),
         }
     }
 }
@@ -73,14 +79,21 @@ fn failure_note(frames: &[Value]) -> String {
     note
 }
 
-/// The contents of the messages of a request to the model.
-fn contents(request: &Value) -> Vec<String> {
+/// The `(role, content)` of the messages of a request to the model.
+fn said(request: &Value) -> Vec<(String, String)> {
     request["messages"]
         .as_array()
         .expect("messages")
         .iter()
-        .filter_map(|m| m["content"].as_str().map(str::to_string))
+        .filter_map(|m| {
+            let content = m["content"].as_str()?.to_string();
+            Some((m["role"].as_str()?.to_string(), content))
+        })
         .collect()
+}
+
+fn pair(role: &str, content: &str) -> (String, String) {
+    (role.to_string(), content.to_string())
 }
 
 /// Hermes, or `None` when `ARIA_SKIP_HERMES=1`; panics with the install
@@ -94,8 +107,9 @@ fn hermes_or_skip() -> Option<Hermes> {
 }
 
 /// One Hermes for the whole story (it takes seconds to start): a turn with
-/// a tool call, the session kept across turns and gateway restarts, cancel,
-/// a failing model and a wrong key.
+/// a tool call, the conversation kept across turns and gateway restarts,
+/// cancel stopping the run while the model streams and while a command
+/// runs, a failing model and a wrong key.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn turns_through_real_hermes() {
     let Some(mut hermes) = hermes_or_skip() else {
@@ -129,7 +143,7 @@ async fn turns_through_real_hermes() {
     let start = of_type(&frames, "tool.start");
     assert_eq!(start.len(), 1, "{kinds:?}\n{}", hermes.log());
     assert_eq!(start[0]["name"], "read_file");
-    assert_eq!(start[0]["args"], json!({"path": note}));
+    // Hermes's run events carry the preview, not the arguments.
     assert_eq!(start[0]["preview"], "note.txt");
     let end = of_type(&frames, "tool.end");
     assert_eq!(end.len(), 1, "{kinds:?}");
@@ -157,8 +171,8 @@ async fn turns_through_real_hermes() {
     );
     assert_eq!(kinds.last(), Some(&"typing"));
 
-    // 2. The channel keeps its Hermes session, also after a gateway restart:
-    //    the model sees the earlier turns.
+    // 2. The second message is answered with the first exchange in
+    //    context, also after a gateway restart.
     gw.shutdown().await.expect("shutdown");
     let gw = gateway(data.path(), &hermes.url(), hermes.key()).await;
     let mut client = Client::connect(&gw.ws_url(), None).await;
@@ -168,15 +182,16 @@ async fn turns_through_real_hermes() {
         of_type(&frames, "message.stop")[0]["final_text"],
         TOOL_ANSWER
     );
-    let said = contents(&model.completions()[before]);
-    assert!(
-        said.iter().any(|c| c == "Read the note, please."),
-        "{said:?}"
-    );
-    assert!(said.iter().any(|c| c == "And once more."), "{said:?}");
+    let said = said(&model.completions()[before]);
+    let first = said
+        .iter()
+        .position(|m| *m == pair("user", "Read the note, please."))
+        .unwrap_or_else(|| panic!("the first message is missing: {said:#?}"));
+    assert_eq!(said.get(first + 1), Some(&pair("assistant", TOOL_ANSWER)));
+    assert_eq!(said.last(), Some(&pair("user", "And once more.")));
 
-    // 3. Cancel ends the turn at once, keeping the streamed text; the
-    //    channel then goes on (Hermes 0.19.0 cannot stop that run itself).
+    // 3. Cancel ends the turn at once, keeping the streamed text, and stops
+    //    the run; the channel then goes on.
     client
         .send_message(&channel, "[fake-stall] Take your time.", "h3")
         .await;
@@ -202,21 +217,43 @@ async fn turns_through_real_hermes() {
         TOOL_ANSWER
     );
 
-    // 4. Hermes's model failing shows in the thread. Last: after a 401
+    // 4. Cancel while a command runs: the run stops, so the model never
+    //    gets the command's result (it would after 4 s otherwise).
+    client
+        .send_message(&channel, "[fake-terminal] sleep 4", "h5")
+        .await;
+    frames_until(&mut client, |f| f["type"] == "tool.start").await;
+    let asked = model.completions().len();
+    client
+        .send(json!({"type": "turn.cancel", "channel_id": channel}))
+        .await;
+    let frames = rest_of_turn(&mut client).await;
+    let end = of_type(&frames, "tool.end");
+    assert_eq!(end.len(), 1, "{frames:#?}");
+    assert_eq!(end[0]["ok"], false);
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert_eq!(
+        model.completions().len(),
+        asked,
+        "the model was asked again after the run was stopped\n{}",
+        hermes.log()
+    );
+
+    // 5. Hermes's model failing shows in the thread. Last: after a 401
     //    Hermes stops asking that model.
-    let frames = turn(&mut client, &channel, "[fake-401] Hello?", "h5").await;
+    let frames = turn(&mut client, &channel, "[fake-401] Hello?", "h6").await;
     let note = failure_note(&frames);
     assert!(
-        note.contains("Hermes got no answer from its model: HTTP 401: scripted error 401"),
+        note.contains("Hermes's run failed: HTTP 401: scripted error 401"),
         "{note}"
     );
 
-    // 5. A wrong key for Hermes itself.
+    // 6. A wrong key for Hermes itself.
     let other = tempfile::tempdir().expect("temp dir");
     let wrong = gateway(other.path(), &hermes.url(), "not-the-key-0123456789").await;
     let mut client = Client::connect(&wrong.ws_url(), None).await;
     let channel = client.create_channel("Wrong key").await;
-    let frames = turn(&mut client, &channel, "hello?", "h6").await;
+    let frames = turn(&mut client, &channel, "hello?", "h7").await;
     let note = failure_note(&frames);
     assert!(
         note.contains("Hermes refused the API key (HTTP 401: Invalid API key)"),

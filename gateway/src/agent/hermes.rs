@@ -1,12 +1,15 @@
-//! The `hermes` agent: Hermes Agent (hermes-agent 0.19.0) through its
-//! built-in API server, one Hermes session per channel.
+//! The `hermes` agent: Hermes Agent (hermes-agent 0.19.0) through its API
+//! server's runs API.
 //!
-//! It uses the richest stream Hermes offers, `POST /api/sessions/{id}/chat/stream`
-//! (see [`hermes_events`](super::hermes_events) and the mapping table in the
-//! README): streamed text becomes bubbles, Hermes's tool calls become cards
-//! with their arguments, and `run.completed` adds reasoning and tokens to the
-//! final `message.stop`. Hermes keeps the conversation in its session, so
-//! only the new message is sent.
+//! A turn is one run: `POST /v1/runs` with the new message as `input`, the
+//! thread's earlier messages as `conversation_history` (0.19.0 loads no
+//! history for a run by itself: `session_id` only names the session the run
+//! is saved under) and the channel's Hermes session. Its events
+//! (`GET /v1/runs/{id}/events`, see [`hermes_events`](super::hermes_events)
+//! and the README's mapping table) become bubbles and tool cards; an
+//! approval request is answered with `POST /v1/runs/{id}/approval`; a turn
+//! that is cancelled or fails stops the run with `POST /v1/runs/{id}/stop`.
+//! The finished run's reasoning is read from the session's transcript.
 
 use std::time::Duration;
 
@@ -15,13 +18,16 @@ use reqwest::{RequestBuilder, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::OnceCell;
 
-use super::hermes_events::{self, HermesEvent, RunSummary};
+use super::hermes_events::{self, HermesEvent};
 use super::hermes_sessions::SessionStore;
-use super::llm_turn::{next_event, preview_of, show_failure, stop_bubble, LiveText};
+use super::hermes_transcript::{self, Transcript};
+use super::llm_turn::{next_event, show_failure, stop_bubble, LiveText};
+use super::openai_context;
 use super::turn::ToolHandle;
-use super::upstream::{cut, EventStream, Failure, Server, Upstream};
+use super::upstream::{EventStream, Failure, Server, Upstream};
 use super::{Agent, AgentFuture, Reply, ToolCall, ToolOutcome, Turn, TurnError};
-use crate::config::Config;
+use crate::config::{Config, DEFAULT_CONTEXT_CHARS};
+use crate::ids;
 
 const SERVER: Server = Server {
     subject: "Hermes",
@@ -30,8 +36,15 @@ const SERVER: Server = Server {
 };
 /// What Hermes calls itself when `/v1/models` does not say.
 const DEFAULT_MODEL: &str = "hermes-agent";
-/// Most bytes of a JSON answer (a session, the model list).
+/// Most bytes of a small JSON answer (a started run, the model list).
 const MAX_JSON_BYTES: usize = 256 * 1024;
+/// Most bytes of a session transcript read for reasoning; a longer one
+/// gives no reasoning rather than unbounded memory.
+const MAX_TRANSCRIPT_BYTES: usize = 8 * 1024 * 1024;
+/// How long stopping a run may take: the turn is already over.
+const STOP_TIMEOUT: Duration = Duration::from_secs(5);
+/// The card of a call Hermes flags as failed: its run events say no more.
+const FAILED_CALL: &str = "failed (Hermes's run events give no details)";
 
 pub struct HermesAgent {
     upstream: Upstream,
@@ -42,18 +55,19 @@ pub struct HermesAgent {
     model: OnceCell<String>,
 }
 
-/// The state of one turn's stream.
+/// The state of one turn's run.
 #[derive(Default)]
 struct Run {
+    /// Set once Hermes accepted the run.
+    id: Option<String>,
+    /// Whether Hermes said the run ended (nothing left to stop).
+    over: bool,
     live: LiveText,
-    /// Whether any text was streamed this turn.
-    streamed: bool,
     /// Tool calls started and not ended, oldest first, by name: Hermes's
     /// tool events carry no call id.
     tools: Vec<(String, ToolHandle)>,
-    /// `assistant.completed`'s text.
-    answer: Option<String>,
-    summary: Option<RunSummary>,
+    /// Why the next failed call did not run, when the gateway declined it.
+    declined: Option<String>,
 }
 
 impl Agent for HermesAgent {
@@ -99,114 +113,220 @@ impl HermesAgent {
             .body(body.to_string()))
     }
 
+    fn get(&self, path: &str) -> Result<RequestBuilder, Failure> {
+        Ok(self
+            .upstream
+            .client()?
+            .get(format!("{}{path}", self.base_url))
+            .bearer_auth(&self.api_key))
+    }
+
     async fn answer(&self, text: &str, turn: &mut Turn) -> Result<(), TurnError> {
         let mut run = Run::default();
-        match self.converse(text, turn, &mut run).await {
+        let outcome = self.converse(text, turn, &mut run).await;
+        if outcome.is_err() && !run.over {
+            // Cancelled, or the gateway gave up on it: the run must not go
+            // on (and run commands) unseen.
+            if let Some(id) = &run.id {
+                self.stop_run(id).await;
+            }
+        }
+        match outcome {
             Ok(()) => Ok(()),
             Err(Failure::Turn(e)) => Err(e),
             Err(Failure::Server(reason)) => {
-                for (_, tool) in run.tools.drain(..) {
-                    let outcome = ToolOutcome {
-                        ok: false,
-                        output_preview: "Hermes stopped before this call ended".into(),
-                        output: None,
-                    };
-                    turn.tool_end(tool, outcome).await?;
-                }
+                end_open_tools(turn, &mut run, "Hermes stopped before this call ended").await?;
                 Err(show_failure(turn, &mut run.live, &reason).await)
             }
         }
     }
 
     async fn converse(&self, text: &str, turn: &mut Turn, run: &mut Run) -> Result<(), Failure> {
-        let channel_id = turn.channel_id().to_string();
-        let mut session = match self
+        let session = self.session(turn).await?;
+        let id = self.start_run(turn, &session, text).await?;
+        run.id = Some(id.clone());
+        let response = self
+            .upstream
+            .open(turn, self.get(&format!("/v1/runs/{id}/events"))?)
+            .await?;
+        let mut events = EventStream::new(response);
+        loop {
+            let Some(event) = next_event(&mut events, &self.upstream, turn, &mut run.live).await?
+            else {
+                return Err(Failure::Server(
+                    "Hermes closed the run's event stream before the run ended.".into(),
+                ));
+            };
+            match hermes_events::parse(&event).map_err(Failure::Server)? {
+                HermesEvent::Completed { output, tokens } => {
+                    run.over = true;
+                    return self.finish(turn, run, &session, output, tokens).await;
+                }
+                HermesEvent::Failed(reason) => {
+                    run.over = true;
+                    return Err(Failure::Server(format!("Hermes's run failed: {reason}")));
+                }
+                HermesEvent::Cancelled => {
+                    run.over = true;
+                    return Ok(cancelled_by_hermes(turn, run).await?);
+                }
+                event => self.apply(turn, run, &id, event).await?,
+            }
+        }
+    }
+
+    /// The channel's Hermes session, made up on its first turn: a run
+    /// creates the session it names.
+    async fn session(&self, turn: &Turn) -> Result<String, Failure> {
+        let channel_id = turn.channel_id();
+        if let Some(session) = self
             .sessions
-            .get(&channel_id)
+            .get(channel_id)
             .await
             .map_err(Failure::Server)?
         {
-            Some(session) => session,
-            None => self.new_session(turn).await?,
-        };
-        let mut response = self.upstream.send(turn, self.chat(&session, text)?).await?;
-        if response.status() == StatusCode::NOT_FOUND {
-            // Hermes no longer has the session (e.g. a fresh HERMES_HOME).
-            session = self.new_session(turn).await?;
-            response = self.upstream.send(turn, self.chat(&session, text)?).await?;
+            return Ok(session);
         }
-        let response = self.upstream.ensure_success(turn, response).await?;
-        let mut events = EventStream::new(response);
-        while let Some(event) = next_event(&mut events, &self.upstream, turn, &mut run.live).await?
-        {
-            let event = hermes_events::parse(&event).map_err(Failure::Server)?;
-            if !self.apply(turn, run, event).await? {
-                break;
-            }
-        }
-        let Some(summary) = run.summary.take() else {
-            return Err(Failure::Server(
-                "Hermes closed the stream before the turn was complete.".into(),
-            ));
-        };
-        if let Some(moved) = summary.session_id.as_deref().filter(|s| *s != session) {
-            self.sessions
-                .put(&channel_id, moved)
-                .await
-                .map_err(Failure::Server)?;
-        }
-        self.finish(turn, run, summary).await
+        let session = ids::hermes_session_id();
+        self.sessions
+            .put(channel_id, &session)
+            .await
+            .map_err(Failure::Server)?;
+        Ok(session)
     }
 
-    /// The stream request of one turn.
-    fn chat(&self, session: &str, text: &str) -> Result<RequestBuilder, Failure> {
-        self.post(
-            &format!("/api/sessions/{session}/chat/stream"),
-            &json!({"message": text}),
-        )
+    /// Starts the run answering `text`; returns its id.
+    async fn start_run(
+        &self,
+        turn: &mut Turn,
+        session: &str,
+        text: &str,
+    ) -> Result<String, Failure> {
+        let history = turn.history(openai_context::HISTORY_ITEMS).await?;
+        let mut messages = openai_context::messages(&history, text, DEFAULT_CONTEXT_CHARS);
+        // The last message is the one answered, joined with any the user
+        // sent before it that got no answer.
+        let input = messages
+            .pop()
+            .and_then(|m| Some(m.get("content")?.as_str()?.to_string()))
+            .unwrap_or_else(|| text.to_string());
+        let body = json!({
+            "input": input,
+            "session_id": session,
+            "conversation_history": messages,
+        });
+        let response = self
+            .upstream
+            .open(turn, self.post("/v1/runs", &body)?)
+            .await?;
+        let body = self
+            .upstream
+            .read_body(turn, response, MAX_JSON_BYTES)
+            .await?;
+        serde_json::from_slice::<Value>(&body)
+            .ok()
+            .and_then(|v| Some(v.get("run_id")?.as_str()?.to_string()))
+            // The id goes into URL paths.
+            .filter(|id| {
+                !id.is_empty()
+                    && id
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            })
+            .ok_or_else(|| {
+                Failure::Server(format!(
+                    "Hermes answered the new run without a usable run id: {}",
+                    String::from_utf8_lossy(&body)
+                ))
+            })
     }
 
-    /// Acts on one event; `false` once the stream is over.
+    /// Acts on one event of a run still going.
     async fn apply(
         &self,
         turn: &mut Turn,
         run: &mut Run,
+        id: &str,
         event: HermesEvent,
-    ) -> Result<bool, Failure> {
+    ) -> Result<(), Failure> {
         match event {
-            HermesEvent::Delta(delta) => {
-                run.streamed |= !delta.is_empty();
-                run.live.push(turn, &delta)?;
-            }
-            HermesEvent::ToolStarted {
-                name,
-                preview,
-                args,
-            } => {
+            HermesEvent::Delta(delta) => run.live.push(turn, &delta)?,
+            HermesEvent::ToolStarted { name, preview } => {
                 // Text streamed before a tool call is a message of its own,
                 // as in Hermes's transcript; the answer opens a new bubble.
                 stop_bubble(turn, &mut run.live).await?;
                 let call = ToolCall {
                     name: name.clone(),
                     emoji: None,
-                    preview: preview.unwrap_or_else(|| preview_of(&args)),
-                    args,
+                    preview: preview.unwrap_or_default(),
+                    // Hermes's run events carry no arguments.
+                    args: json!({}),
                 };
                 run.tools.push((name, turn.tool_start(call)?));
             }
-            HermesEvent::ToolCompleted { name } => end_tool(turn, run, &name, true).await?,
-            HermesEvent::ToolFailed { name } => end_tool(turn, run, &name, false).await?,
-            HermesEvent::Completed { content } => run.answer = Some(content),
-            HermesEvent::RunCompleted(summary) => run.summary = Some(summary),
-            HermesEvent::Error(message) => {
-                return Err(Failure::Server(format!(
-                    "Hermes stopped with an error: {message}"
-                )))
+            HermesEvent::ToolCompleted {
+                name,
+                duration,
+                failed,
+            } => end_tool(turn, run, &name, duration, failed).await?,
+            HermesEvent::ApprovalRequest { command, .. } => {
+                // This gateway has no way to ask yet: deny, and say so.
+                self.answer_approval(turn, id, "deny").await?;
+                let shown = command.as_deref().unwrap_or("an action");
+                run.declined =
+                    Some("not run: denied (this gateway cannot ask for approval)".into());
+                turn.commentary(&format!(
+                    "Hermes asked to run `{shown}`; it was denied because this gateway cannot ask for approval yet."
+                ))
+                .await?;
             }
-            HermesEvent::Done => return Ok(false),
+            HermesEvent::Completed { .. } | HermesEvent::Failed(_) | HermesEvent::Cancelled => {}
             HermesEvent::Ignored => {}
         }
-        Ok(true)
+        Ok(())
+    }
+
+    /// Posts the answer to the run's pending approval. A 409 means Hermes
+    /// no longer waits (its own `approvals.timeout` passed): the run has
+    /// gone on without it.
+    async fn answer_approval(
+        &self,
+        turn: &mut Turn,
+        id: &str,
+        choice: &str,
+    ) -> Result<(), Failure> {
+        let request = self.post(
+            &format!("/v1/runs/{id}/approval"),
+            &json!({ "choice": choice }),
+        )?;
+        let response = self.upstream.send(turn, request).await?;
+        if response.status() == StatusCode::CONFLICT {
+            tracing::warn!(run = id, "Hermes no longer waited for the approval");
+            return Ok(());
+        }
+        self.upstream.ensure_success(turn, response).await?;
+        Ok(())
+    }
+
+    /// Stops a run, best effort: the turn ends either way.
+    async fn stop_run(&self, id: &str) {
+        let Ok(client) = self.upstream.client() else {
+            return;
+        };
+        let sent = client
+            .post(format!("{}/v1/runs/{id}/stop", self.base_url))
+            .bearer_auth(&self.api_key)
+            .timeout(STOP_TIMEOUT)
+            .send()
+            .await;
+        match sent {
+            // 404: the run had already ended.
+            Ok(r) if r.status().is_success() || r.status() == StatusCode::NOT_FOUND => {}
+            Ok(r) => {
+                tracing::warn!(run = id, status = %r.status(), "Hermes refused to stop the run")
+            }
+            Err(e) => tracing::warn!(run = id, "cannot stop the Hermes run: {e}"),
+        }
     }
 
     /// Stops the last bubble with the final answer, reasoning, model and tokens.
@@ -214,65 +334,61 @@ impl HermesAgent {
         &self,
         turn: &mut Turn,
         run: &mut Run,
-        summary: RunSummary,
+        session: &str,
+        output: String,
+        tokens: Option<u64>,
     ) -> Result<(), Failure> {
         let streamed = run.live.take(turn)?;
-        // `assistant.completed` has the whole final answer, also when the
-        // model's text was not streamed.
-        let text = run
-            .answer
-            .take()
-            .filter(|a| !a.trim().is_empty())
-            .unwrap_or(streamed);
+        // `output` is the whole final answer, also when it was not streamed.
+        let text = if output.trim().is_empty() {
+            streamed
+        } else {
+            output
+        };
         if text.trim().is_empty() {
             return Err(Failure::Server(
-                "Hermes finished the turn without an answer.".into(),
+                "Hermes finished the run without an answer.".into(),
             ));
         }
-        if summary.tokens == Some(0) && !run.streamed {
-            // No token used and nothing streamed: the model never answered,
-            // and the "answer" is Hermes's account of its model's error.
-            return Err(Failure::Server(format!(
-                "Hermes got no answer from its model: {}",
-                cut(text.trim(), 300)
-            )));
+        let transcript = self.transcript(turn, session).await?;
+        if let Some(moved) = transcript.session_id.as_deref().filter(|s| *s != session) {
+            self.sessions
+                .put(turn.channel_id(), moved)
+                .await
+                .map_err(Failure::Server)?;
         }
+        let ours = transcript.answer.as_deref().map(str::trim) == Some(text.trim());
         let model = self.model(turn).await;
-        let ours = summary.answer.as_deref().map(str::trim) == Some(text.trim());
         turn.stop(Reply {
             text,
-            reasoning: summary.reasoning.filter(|_| ours),
+            reasoning: transcript.reasoning.filter(|_| ours),
             model: Some(model),
-            tokens: summary.tokens,
+            tokens,
         })
         .await?;
         Ok(())
     }
 
-    /// Creates a Hermes session for the turn's channel and remembers it.
-    async fn new_session(&self, turn: &mut Turn) -> Result<String, Failure> {
-        let response = self
-            .upstream
-            .open(turn, self.post("/api/sessions", &json!({}))?)
-            .await?;
-        let body = self
-            .upstream
-            .read_body(turn, response, MAX_JSON_BYTES)
-            .await?;
-        let id = serde_json::from_slice::<Value>(&body)
-            .ok()
-            .and_then(|v| Some(v.pointer("/session/id")?.as_str()?.to_string()))
-            .ok_or_else(|| {
-                Failure::Server(format!(
-                    "Hermes answered the new session request without a session id: {}",
-                    String::from_utf8_lossy(&body)
-                ))
-            })?;
-        self.sessions
-            .put(turn.channel_id(), &id)
-            .await
-            .map_err(Failure::Server)?;
-        Ok(id)
+    /// The session's transcript; empty if it cannot be read (the answer is
+    /// there, so no error is shown).
+    async fn transcript(&self, turn: &mut Turn, session: &str) -> Result<Transcript, Failure> {
+        let read = async {
+            let request = self.get(&format!("/api/sessions/{session}/messages"))?;
+            let response = self.upstream.open(turn, request).await?;
+            let body = self
+                .upstream
+                .read_body(turn, response, MAX_TRANSCRIPT_BYTES)
+                .await?;
+            hermes_transcript::parse(&body).map_err(Failure::Server)
+        };
+        match read.await {
+            Ok(transcript) => Ok(transcript),
+            Err(Failure::Turn(e)) => Err(Failure::Turn(e)),
+            Err(Failure::Server(reason)) => {
+                tracing::warn!(session, "no reasoning from Hermes's transcript: {reason}");
+                Ok(Transcript::default())
+            }
+        }
     }
 
     /// The model name Hermes advertises, asked once; its default if the
@@ -294,12 +410,7 @@ impl HermesAgent {
     }
 
     async fn ask_model(&self, turn: &mut Turn) -> Result<String, Failure> {
-        let request = self
-            .upstream
-            .client()?
-            .get(format!("{}/v1/models", self.base_url))
-            .bearer_auth(&self.api_key)
-            .timeout(Duration::from_secs(10));
+        let request = self.get("/v1/models")?.timeout(Duration::from_secs(10));
         let response = self.upstream.open(turn, request).await?;
         let body = self
             .upstream
@@ -313,19 +424,55 @@ impl HermesAgent {
     }
 }
 
-/// Ends the oldest running call of tool `name`; the gateway measured its
-/// duration. Hermes sends neither output nor duration on this stream.
-async fn end_tool(turn: &mut Turn, run: &mut Run, name: &str, ok: bool) -> Result<(), Failure> {
+/// Ends the oldest running call of tool `name` with Hermes's duration.
+async fn end_tool(
+    turn: &mut Turn,
+    run: &mut Run,
+    name: &str,
+    duration: Option<f64>,
+    failed: bool,
+) -> Result<(), Failure> {
     let Some(position) = run.tools.iter().position(|(n, _)| n == name) else {
         tracing::warn!(tool = name, "Hermes ended a tool call that had not started");
         return Ok(());
     };
     let (_, tool) = run.tools.remove(position);
+    let declined = run.declined.take();
+    let output_preview = match (failed, declined) {
+        (false, _) => String::new(),
+        (true, Some(why)) => why,
+        (true, None) => FAILED_CALL.to_string(),
+    };
     let outcome = ToolOutcome {
-        ok,
-        output_preview: String::new(),
+        ok: !failed,
+        output_preview,
         output: None,
     };
-    turn.tool_end(tool, outcome).await?;
+    match duration.and_then(|secs| Duration::try_from_secs_f64(secs).ok()) {
+        Some(duration) => turn.tool_end_after(tool, outcome, duration).await?,
+        None => turn.tool_end(tool, outcome).await?,
+    }
     Ok(())
+}
+
+/// Ends the calls still running as failed, with `why`.
+async fn end_open_tools(turn: &mut Turn, run: &mut Run, why: &str) -> Result<(), TurnError> {
+    for (_, tool) in run.tools.drain(..) {
+        let outcome = ToolOutcome {
+            ok: false,
+            output_preview: why.to_string(),
+            output: None,
+        };
+        turn.tool_end(tool, outcome).await?;
+    }
+    Ok(())
+}
+
+/// A run stopped on Hermes's side (not by this turn): the turn ends with
+/// what it has, and says why it ended early.
+async fn cancelled_by_hermes(turn: &mut Turn, run: &mut Run) -> Result<(), TurnError> {
+    stop_bubble(turn, &mut run.live).await?;
+    end_open_tools(turn, run, "Hermes stopped the run").await?;
+    turn.commentary("Hermes stopped the run before it finished.")
+        .await
 }

@@ -1,6 +1,7 @@
-//! The events of Hermes Agent's session chat stream
-//! (`POST /api/sessions/{id}/chat/stream`, hermes-agent 0.19.0,
-//! `gateway/platforms/api_server.py`), parsed into what the gateway acts on.
+//! The events of a Hermes Agent run (`GET /v1/runs/{id}/events`,
+//! hermes-agent 0.19.0, `gateway/platforms/api_server.py`), parsed into what
+//! the gateway acts on. Each event is one `data:` line of JSON whose
+//! `event` field names it; the stream ends with a `: stream closed` comment.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -10,89 +11,54 @@ use super::upstream::cut;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum HermesEvent {
-    /// `assistant.delta {delta}`: streamed text. After a tool call the
-    /// text continues under the same message id.
+    /// `message.delta {delta}`: streamed text of the model. Text after a
+    /// tool call continues the same stream.
     Delta(String),
-    /// `tool.started {tool_name, preview, args}`.
+    /// `tool.started {tool, preview}`: no arguments on this stream.
     ToolStarted {
         name: String,
         preview: Option<String>,
-        args: Value,
     },
-    /// `tool.completed {tool_name}`: no duration, output or error flag on
-    /// this stream.
-    ToolCompleted { name: String },
-    /// `tool.failed {tool_name}` (handled by Hermes, sent by no 0.19.0 tool).
-    ToolFailed { name: String },
-    /// `assistant.completed {content}`: the final answer's whole text.
-    Completed { content: String },
-    /// `run.completed {session_id, messages, usage}`.
-    RunCompleted(RunSummary),
-    /// `error {message}`: the run raised.
-    Error(String),
-    /// `done`: the last event.
-    Done,
-    /// `run.started`, `message.started`, keep-alives, and `tool.progress`,
-    /// whose `_thinking` deltas repeat the text `assistant.delta` streamed.
+    /// `tool.completed {tool, duration, error}`: `error` is a flag, with no
+    /// text and no output.
+    ToolCompleted {
+        name: String,
+        duration: Option<f64>,
+        failed: bool,
+    },
+    /// `approval.request {command, description, choices}`: the run waits
+    /// for `POST /v1/runs/{id}/approval`.
+    ApprovalRequest {
+        command: Option<String>,
+        description: Option<String>,
+        choices: Vec<String>,
+    },
+    /// `run.completed {output, usage}`.
+    Completed { output: String, tokens: Option<u64> },
+    /// `run.failed {error}`.
+    Failed(String),
+    /// `run.cancelled`: the run was stopped.
+    Cancelled,
+    /// `approval.responded` (the answer the gateway posted),
+    /// `reasoning.available` (whose `text` is the content the model's step
+    /// streamed, not its reasoning) and events of later versions.
     Ignored,
-}
-
-/// What a finished run adds to the answer.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct RunSummary {
-    /// The session to continue with: Hermes moves a conversation to a new
-    /// session when it compresses it.
-    pub session_id: Option<String>,
-    /// The reasoning of the turn's assistant messages, joined.
-    pub reasoning: Option<String>,
-    pub tokens: Option<u64>,
-    /// The text of the transcript's last assistant message: if it is not
-    /// the turn's answer, the transcript is not this turn's and its
-    /// reasoning is not either.
-    pub answer: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
 struct Payload {
+    event: Option<String>,
     delta: Option<String>,
-    tool_name: Option<String>,
+    tool: Option<String>,
     preview: Option<String>,
-    args: Option<Value>,
-    content: Option<String>,
-    message: Option<Value>,
-    session_id: Option<String>,
-    messages: Option<Vec<TranscriptMessage>>,
+    duration: Option<f64>,
+    /// A flag on `tool.completed`, the reason on `run.failed`.
+    error: Option<Value>,
+    command: Option<String>,
+    description: Option<String>,
+    choices: Option<Vec<String>>,
+    output: Option<String>,
     usage: Option<Usage>,
-}
-
-#[derive(Debug, Deserialize)]
-struct TranscriptMessage {
-    role: Option<String>,
-    content: Option<Value>,
-    tool_calls: Option<Value>,
-    reasoning: Option<String>,
-    reasoning_content: Option<String>,
-}
-
-impl TranscriptMessage {
-    fn is_assistant(&self) -> bool {
-        self.role.as_deref() == Some("assistant")
-    }
-
-    fn calls_tools(&self) -> bool {
-        self.tool_calls
-            .as_ref()
-            .and_then(Value::as_array)
-            .is_some_and(|calls| !calls.is_empty())
-    }
-
-    fn reasoning(&self) -> Option<String> {
-        let reasoning = self
-            .reasoning
-            .as_deref()
-            .or(self.reasoning_content.as_deref())?;
-        Some(reasoning.trim().to_string()).filter(|r| !r.is_empty())
-    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -102,85 +68,50 @@ struct Usage {
 
 /// Parses one event; an `Err` is the sentence to show (malformed data).
 pub fn parse(event: &SseEvent) -> Result<HermesEvent, String> {
-    let name = event.event.as_deref().unwrap_or("message");
-    let known = [
-        "assistant.delta",
-        "tool.started",
-        "tool.completed",
-        "tool.failed",
-        "assistant.completed",
-        "run.completed",
-        "error",
-    ];
-    if name == "done" {
-        return Ok(HermesEvent::Done);
-    }
-    if !known.contains(&name) {
-        return Ok(HermesEvent::Ignored);
-    }
     let payload: Payload = serde_json::from_str(&event.data).map_err(|e| {
         format!(
-            "Hermes sent a malformed `{name}` event ({e}): {}",
+            "Hermes sent a malformed run event ({e}): {}",
             cut(&event.data, 120)
         )
     })?;
-    let tool_name = || payload.tool_name.clone().unwrap_or_default();
-    Ok(match name {
-        "assistant.delta" => HermesEvent::Delta(payload.delta.unwrap_or_default()),
+    let name = payload.event.clone().unwrap_or_default();
+    let text = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
+    Ok(match name.as_str() {
+        "message.delta" => HermesEvent::Delta(payload.delta.unwrap_or_default()),
         "tool.started" => HermesEvent::ToolStarted {
-            name: tool_name(),
-            preview: payload.preview.clone().filter(|p| !p.trim().is_empty()),
-            args: payload
-                .args
-                .clone()
-                .unwrap_or_else(|| Value::Object(Default::default())),
+            name: payload.tool.unwrap_or_default(),
+            preview: text(payload.preview),
         },
-        "tool.completed" => HermesEvent::ToolCompleted { name: tool_name() },
-        "tool.failed" => HermesEvent::ToolFailed { name: tool_name() },
-        "assistant.completed" => HermesEvent::Completed {
-            content: payload.content.unwrap_or_default(),
+        "tool.completed" => HermesEvent::ToolCompleted {
+            name: payload.tool.unwrap_or_default(),
+            duration: payload.duration.filter(|d| *d >= 0.0),
+            failed: payload.error.as_ref().is_some_and(is_set),
         },
-        "run.completed" => HermesEvent::RunCompleted(summary(payload)),
-        _ => HermesEvent::Error(
-            payload
-                .message
-                .as_ref()
-                .and_then(Value::as_str)
-                .map_or_else(|| event.data.clone(), str::to_string),
-        ),
+        "approval.request" => HermesEvent::ApprovalRequest {
+            command: text(payload.command),
+            description: text(payload.description),
+            choices: payload.choices.unwrap_or_default(),
+        },
+        "run.completed" => HermesEvent::Completed {
+            output: payload.output.unwrap_or_default(),
+            tokens: payload.usage.and_then(|u| u.total_tokens),
+        },
+        "run.failed" => HermesEvent::Failed(match &payload.error {
+            Some(Value::String(reason)) if !reason.trim().is_empty() => reason.clone(),
+            _ => "no reason given".to_string(),
+        }),
+        "run.cancelled" => HermesEvent::Cancelled,
+        _ => HermesEvent::Ignored,
     })
 }
 
-/// The transcript should hold this turn's messages only, but when Hermes
-/// cannot tell where the turn starts (a run that failed) it sends the whole
-/// session. So the turn is read backwards from the last assistant message:
-/// tool results and assistant messages that called tools belong to it; an
-/// assistant message without tool calls is an earlier turn's answer.
-fn summary(payload: Payload) -> RunSummary {
-    let messages = payload.messages.unwrap_or_default();
-    let last = messages.iter().rposition(TranscriptMessage::is_assistant);
-    let mut reasoning = Vec::new();
-    let mut answer = None;
-    if let Some(last) = last {
-        answer = messages[last]
-            .content
-            .as_ref()
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        reasoning.extend(messages[last].reasoning());
-        for message in messages[..last].iter().rev() {
-            if message.is_assistant() && !message.calls_tools() {
-                break;
-            }
-            reasoning.extend(message.reasoning());
-        }
-        reasoning.reverse();
-    }
-    RunSummary {
-        session_id: payload.session_id.filter(|s| !s.is_empty()),
-        reasoning: (!reasoning.is_empty()).then(|| reasoning.join("\n\n")),
-        tokens: payload.usage.and_then(|u| u.total_tokens),
-        answer,
+/// Whether an `error` field says the call failed: `true`, or any text.
+fn is_set(error: &Value) -> bool {
+    match error {
+        Value::Bool(failed) => *failed,
+        Value::Null => false,
+        Value::String(text) => !text.is_empty(),
+        _ => true,
     }
 }
 
@@ -189,139 +120,114 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn event(name: &str, data: Value) -> SseEvent {
+    fn event(data: Value) -> SseEvent {
         SseEvent {
-            event: Some(name.to_string()),
+            event: None,
             data: data.to_string(),
         }
     }
 
-    /// Payloads as Hermes 0.19.0 sent them in a turn with one tool call.
+    /// Payloads as Hermes 0.19.0 sent them in a run whose `rm -rf` was
+    /// denied, then answered.
     #[test]
-    fn a_real_turn_parses() {
-        let run = "run_fa8c";
+    fn a_real_run_parses() {
+        let run = "run_cc03";
         let cases = [
             (
-                event(
-                    "run.started",
-                    json!({"user_message": {"role": "user", "content": "hi"}, "session_id": "s1", "run_id": run, "seq": 1, "ts": 1.0}),
-                ),
-                HermesEvent::Ignored,
-            ),
-            (
-                event(
-                    "assistant.delta",
-                    json!({"message_id": "msg_1", "delta": "Let me read it.", "session_id": "s1", "seq": 3}),
-                ),
-                HermesEvent::Delta("Let me read it.".into()),
-            ),
-            (
-                event(
-                    "tool.progress",
-                    json!({"message_id": "msg_1", "tool_name": "_thinking", "delta": "Let me read it."}),
-                ),
-                HermesEvent::Ignored,
-            ),
-            (
-                event(
-                    "tool.started",
-                    json!({"message_id": "msg_1", "tool_name": "read_file", "preview": "hello.txt", "args": {"path": "/tmp/hello.txt"}}),
-                ),
+                json!({"event": "tool.started", "run_id": run, "timestamp": 1.0, "tool": "terminal", "preview": "rm -rf /tmp/hx/victim"}),
                 HermesEvent::ToolStarted {
-                    name: "read_file".into(),
-                    preview: Some("hello.txt".into()),
-                    args: json!({"path": "/tmp/hello.txt"}),
+                    name: "terminal".into(),
+                    preview: Some("rm -rf /tmp/hx/victim".into()),
                 },
             ),
             (
-                event(
-                    "tool.completed",
-                    json!({"message_id": "msg_1", "tool_name": "read_file", "preview": null, "args": null}),
-                ),
+                json!({"command": "rm -rf /tmp/hx/victim", "pattern_key": "recursive delete", "pattern_keys": ["recursive delete"], "description": "recursive delete", "allow_permanent": true, "event": "approval.request", "run_id": run, "timestamp": 1.5, "choices": ["once", "session", "always", "deny"]}),
+                HermesEvent::ApprovalRequest {
+                    command: Some("rm -rf /tmp/hx/victim".into()),
+                    description: Some("recursive delete".into()),
+                    choices: vec![
+                        "once".into(),
+                        "session".into(),
+                        "always".into(),
+                        "deny".into(),
+                    ],
+                },
+            ),
+            (
+                json!({"event": "approval.responded", "run_id": run, "timestamp": 2.0, "choice": "deny", "resolved": 1}),
+                HermesEvent::Ignored,
+            ),
+            (
+                json!({"event": "tool.completed", "run_id": run, "timestamp": 2.1, "tool": "terminal", "duration": 5.894, "error": true}),
                 HermesEvent::ToolCompleted {
-                    name: "read_file".into(),
+                    name: "terminal".into(),
+                    duration: Some(5.894),
+                    failed: true,
                 },
             ),
             (
-                event(
-                    "assistant.completed",
-                    json!({"session_id": "s1", "content": "The file says hello.", "completed": true, "partial": false, "interrupted": false}),
-                ),
+                json!({"event": "message.delta", "run_id": run, "timestamp": 2.2, "delta": "\n\nHello "}),
+                HermesEvent::Delta("\n\nHello ".into()),
+            ),
+            (
+                json!({"event": "reasoning.available", "run_id": run, "timestamp": 2.3, "text": "Hello there."}),
+                HermesEvent::Ignored,
+            ),
+            (
+                json!({"event": "run.completed", "run_id": run, "timestamp": 2.4, "output": "Hello there.", "usage": {"input_tokens": 24, "output_tokens": 12, "total_tokens": 36}}),
                 HermesEvent::Completed {
-                    content: "The file says hello.".into(),
+                    output: "Hello there.".into(),
+                    tokens: Some(36),
                 },
-            ),
-            (
-                event(
-                    "run.completed",
-                    json!({
-                        "session_id": "s2", "completed": true,
-                        "messages": [
-                            {"role": "assistant", "content": "Let me read it.", "tool_calls": [], "reasoning": null},
-                            {"role": "tool", "content": "{}", "tool_call_id": "call_1", "tool_name": "read_file"},
-                            {"role": "assistant", "content": "The file says hello.", "reasoning": "thinking...", "reasoning_content": "thinking..."}
-                        ],
-                        "usage": {"input_tokens": 220, "output_tokens": 15, "total_tokens": 235}
-                    }),
-                ),
-                HermesEvent::RunCompleted(RunSummary {
-                    session_id: Some("s2".into()),
-                    reasoning: Some("thinking...".into()),
-                    tokens: Some(235),
-                    answer: Some("The file says hello.".into()),
-                }),
-            ),
-            (
-                event("done", json!({"session_id": "s1"})),
-                HermesEvent::Done,
             ),
         ];
-        for (event, expected) in cases {
-            assert_eq!(parse(&event), Ok(expected), "{event:?}");
+        for (data, expected) in cases {
+            assert_eq!(parse(&event(data.clone())), Ok(expected), "{data}");
         }
     }
 
     #[test]
-    fn reasoning_is_taken_from_this_turn_only() {
-        let whole_session = event(
-            "run.completed",
-            json!({"messages": [
-                {"role": "assistant", "content": "old answer", "reasoning": "old thoughts"},
-                {"role": "assistant", "content": "", "tool_calls": [{"id": "c1"}], "reasoning": "plan"},
-                {"role": "tool", "content": "{}"},
-                {"role": "assistant", "content": "new answer", "reasoning": "conclude"},
-            ]}),
-        );
-        let Ok(HermesEvent::RunCompleted(summary)) = parse(&whole_session) else {
-            panic!("not a summary");
-        };
-        assert_eq!(summary.reasoning.as_deref(), Some("plan\n\nconclude"));
-        assert_eq!(summary.answer.as_deref(), Some("new answer"));
-        assert_eq!(summary.tokens, None);
-    }
-
-    #[test]
-    fn errors_and_malformed_events() {
-        assert_eq!(
-            parse(&event("error", json!({"message": "boom"}))),
-            Ok(HermesEvent::Error("boom".into()))
-        );
-        let broken = SseEvent {
-            event: Some("assistant.delta".into()),
-            data: "{nope".into(),
-        };
-        assert!(parse(&broken).is_err());
-        let started = parse(&event(
-            "tool.started",
-            json!({"tool_name": "todo", "preview": " "}),
+    fn endings_and_odd_payloads() {
+        let failed = parse(&event(
+            json!({"event": "run.failed", "error": "HTTP 401: scripted error 401"}),
         ));
         assert_eq!(
-            started,
+            failed,
+            Ok(HermesEvent::Failed("HTTP 401: scripted error 401".into()))
+        );
+        let cancelled = parse(&event(json!({"event": "run.cancelled", "run_id": "r"})));
+        assert_eq!(cancelled, Ok(HermesEvent::Cancelled));
+        assert_eq!(
+            parse(&event(json!({"event": "run.failed", "error": null}))),
+            Ok(HermesEvent::Failed("no reason given".into()))
+        );
+        assert_eq!(
+            parse(&event(
+                json!({"event": "tool.completed", "tool": "x", "duration": -1, "error": false})
+            )),
+            Ok(HermesEvent::ToolCompleted {
+                name: "x".into(),
+                duration: None,
+                failed: false,
+            })
+        );
+        assert_eq!(
+            parse(&event(
+                json!({"event": "tool.started", "tool": "todo", "preview": " "})
+            )),
             Ok(HermesEvent::ToolStarted {
                 name: "todo".into(),
                 preview: None,
-                args: json!({}),
             })
         );
+        assert_eq!(
+            parse(&event(json!({"event": "run.queued.v2"}))),
+            Ok(HermesEvent::Ignored)
+        );
+        let broken = SseEvent {
+            event: None,
+            data: "{nope".into(),
+        };
+        assert!(parse(&broken).is_err());
     }
 }

@@ -5,12 +5,13 @@
 //! state needed to cancel the turn or show it to a device joining late. The
 //! built-in agent is the scripted [`demo::DemoAgent`]; the real back ends are
 //! [`openai::OpenAiAgent`] (any OpenAI-compatible server) and
-//! [`hermes::HermesAgent`] (Hermes Agent's API server).
+//! [`hermes::HermesAgent`] (Hermes Agent's runs API).
 
 mod demo;
 mod hermes;
 mod hermes_events;
 mod hermes_sessions;
+mod hermes_transcript;
 mod llm_turn;
 mod openai;
 mod openai_context;

@@ -21,9 +21,6 @@ const SERVER: Server = Server {
     object: "the model server",
     key_hint: "--openai-key (or OPENAI_API_KEY)",
 };
-/// Logged items read for context; the messages among them are then bounded
-/// by [`openai_context::MAX_MESSAGES`] and `--openai-context-chars`.
-const HISTORY_ITEMS: u32 = 200;
 /// Output preview of a tool call the model asked for.
 const NOT_RUN: &str = "not run: the openai agent executes no tools";
 const TITLE_PROMPT: &str = "You name chat threads. Reply with a title for a conversation \
@@ -88,7 +85,7 @@ impl OpenAiAgent {
     }
 
     async fn answer(&self, text: &str, turn: &mut Turn) -> Result<(), TurnError> {
-        let history = turn.history(HISTORY_ITEMS).await?;
+        let history = turn.history(openai_context::HISTORY_ITEMS).await?;
         let messages = openai_context::messages(&history, text, self.config.context_chars);
         let body = self.body(json!({
             "messages": messages,

@@ -4,6 +4,9 @@
 use aria_protocol::{HistoryItem, MessageItem, Role};
 use serde_json::{json, Value};
 
+/// Logged items read for context; the messages among them are then bounded
+/// by [`MAX_MESSAGES`] and a character budget.
+pub const HISTORY_ITEMS: u32 = 200;
 /// Most messages sent as context, whatever their size.
 pub const MAX_MESSAGES: usize = 40;
 

@@ -287,13 +287,25 @@ impl Turn {
         outcome: ToolOutcome,
     ) -> Result<(), TurnError> {
         self.check()?;
-        self.log_tool_end(tool.0, outcome).await
+        self.log_tool_end(tool.0, outcome, None).await
+    }
+
+    /// [`Turn::tool_end`] with the duration the back end measured itself.
+    pub async fn tool_end_after(
+        &mut self,
+        tool: ToolHandle,
+        outcome: ToolOutcome,
+        duration: Duration,
+    ) -> Result<(), TurnError> {
+        self.check()?;
+        self.log_tool_end(tool.0, outcome, Some(duration)).await
     }
 
     async fn log_tool_end(
         &mut self,
         index: u32,
         mut outcome: ToolOutcome,
+        duration: Option<Duration>,
     ) -> Result<(), TurnError> {
         let Some(running) = self.tools.remove(&index) else {
             return Err(TurnError::Failed(format!(
@@ -312,7 +324,9 @@ impl Turn {
             preview: running.call.preview,
             args: running.call.args,
             ok: outcome.ok,
-            duration: running.started.elapsed().as_secs_f64(),
+            duration: duration
+                .unwrap_or_else(|| running.started.elapsed())
+                .as_secs_f64(),
             output_preview: outcome.output_preview,
             output: outcome.output,
             ts: now_ms(),
@@ -424,7 +438,7 @@ impl Turn {
                     output_preview: reason.to_string(),
                     output: None,
                 };
-                self.log_tool_end(index, failed).await?;
+                self.log_tool_end(index, failed, None).await?;
             }
         }
         Ok(())

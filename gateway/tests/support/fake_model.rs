@@ -15,6 +15,7 @@
 //! | `fake-401`, `fake-429`, `fake-500` | that HTTP status with an OpenAI-style error body |
 //! | `fake-disconnect` | two content pieces, then the connection drops mid-body |
 //! | `fake-stall` | "Thinking hard" in two pieces, then silence for an hour |
+//! | `fake-terminal` | a `terminal` call of the command written after the tag (`[fake-terminal] ls -l`), usage; once the request's last message is the tool's result, [`COMMAND_ANSWER`] |
 //!
 //! A request with `"stream": false` gets [`TITLE_ANSWER`] as one JSON
 //! completion, whatever the script. `GET /v1/models` lists the scripts;
@@ -42,6 +43,8 @@ pub const CHAT_ANSWER: &str = "Hello from the fake model! Here is **a list**:\n\
 pub const CHAT_REASONING: &str = "The user greets me; I answer briefly.";
 /// The `fake-tool` answer after the tool ran.
 pub const TOOL_ANSWER: &str = "I read the note with read_file: it says hello.";
+/// The `fake-terminal` answer after the tool ran (or was refused).
+pub const COMMAND_ANSWER: &str = "The command is done.";
 /// The answer to every non-streamed request (the gateway's title requests).
 pub const TITLE_ANSWER: &str = "\"Scripted title.\"";
 /// Tokens reported by every script's usage chunk.
@@ -207,6 +210,7 @@ async fn serve(mut stream: TcpStream, log: Arc<Mutex<Vec<Received>>>, settings: 
             let ids = [
                 "fake-chat",
                 "fake-tool",
+                "fake-terminal",
                 "fake-401",
                 "fake-429",
                 "fake-500",
@@ -337,13 +341,15 @@ async fn complete(
     match script {
         "fake-tool" if last_role(body) == Some("tool") => sse.answer(None, TOOL_ANSWER).await?,
         "fake-tool" => {
-            // Ids must differ between calls: Hermes drops a call whose id it
-            // has already answered.
-            let id = format!(
-                "call_fake_{}",
-                body["messages"].as_array().map_or(0, Vec::len)
-            );
-            sse.tool_call(&id, &settings.note_path).await?
+            let args = json!({"path": settings.note_path});
+            sse.tool_call(&call_id(body), "read_file", &args).await?
+        }
+        "fake-terminal" if last_role(body) == Some("tool") => {
+            sse.answer(None, COMMAND_ANSWER).await?
+        }
+        "fake-terminal" => {
+            let args = json!({"command": tagged_rest(body).unwrap_or_default()});
+            sse.tool_call(&call_id(body), "terminal", &args).await?
         }
         "fake-disconnect" => {
             sse.delta(json!({"role": "assistant", "content": "Partial "}))
@@ -374,15 +380,35 @@ fn split_near(text: &str, at: usize) -> (&str, &str) {
     text.split_at(at)
 }
 
-/// `fake-NAME` when the last paragraph of the latest user message holds
-/// `[fake-NAME]`.
-fn tagged_script(body: &Value) -> Option<String> {
+/// The last paragraph of the latest user message, split around its
+/// `[fake-NAME]` tag: `fake-NAME` and the text after the tag.
+fn tag(body: &Value) -> Option<(&str, &str)> {
     let messages = body["messages"].as_array()?;
     let user = messages.iter().rev().find(|m| m["role"] == "user")?;
     let text = user["content"].as_str()?.rsplit("\n\n").next()?;
     let start = text.find("[fake-")?;
     let end = start + text[start..].find(']')?;
-    Some(text[start + 1..end].to_string())
+    Some((&text[start + 1..end], text[end + 1..].trim()))
+}
+
+/// `fake-NAME` when the last paragraph of the latest user message holds
+/// `[fake-NAME]`.
+fn tagged_script(body: &Value) -> Option<String> {
+    tag(body).map(|(name, _)| name.to_string())
+}
+
+/// What follows the `[fake-NAME]` tag (the `fake-terminal` command).
+fn tagged_rest(body: &Value) -> Option<String> {
+    tag(body).map(|(_, rest)| rest.to_string())
+}
+
+/// A tool call id unique to the request: Hermes drops a call whose id it
+/// has already answered.
+fn call_id(body: &Value) -> String {
+    format!(
+        "call_fake_{}",
+        body["messages"].as_array().map_or(0, Vec::len)
+    )
 }
 
 fn last_role(body: &Value) -> Option<&str> {
@@ -452,13 +478,13 @@ impl Sse<'_> {
         self.finish("stop").await
     }
 
-    /// A `read_file` call whose arguments arrive in three pieces.
-    async fn tool_call(&mut self, id: &str, path: &str) -> std::io::Result<()> {
-        let args = json!({"path": path}).to_string();
+    /// A call of tool `name` whose arguments arrive in three pieces.
+    async fn tool_call(&mut self, id: &str, name: &str, args: &Value) -> std::io::Result<()> {
+        let args = args.to_string();
         let (a, rest) = split_near(&args, args.len() / 3);
         let (b, c) = split_near(rest, rest.len() / 2);
         self.delta(json!({"role": "assistant", "content": null, "tool_calls": [
-            {"index": 0, "id": id, "type": "function", "function": {"name": "read_file", "arguments": a}}
+            {"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": a}}
         ]}))
         .await?;
         for piece in [b, c] {

@@ -104,10 +104,14 @@ impl Hermes {
     /// model; returns once `/health` answers.
     pub fn start(&mut self, model_base_url: &str, model: &str) -> Result<(), String> {
         let home = self.dir.join("home");
-        // `context_length` spares Hermes looking the model up online.
+        // `context_length` spares Hermes looking the model up online, no
+        // tirith spares it downloading that scanner, and manual approvals
+        // ask the user about every flagged command (0.19.0's default,
+        // `smart`, first asks the model, which would see the requests).
         let config = format!(
             "model:\n  provider: custom\n  base_url: {model_base_url}\n  api_key: fake-key\n  \
-             default: {model}\n  context_length: 65536\nplatforms:\n  api_server:\n    enabled: true\n"
+             default: {model}\n  context_length: 65536\nplatforms:\n  api_server:\n    enabled: true\n\
+             approvals:\n  mode: manual\nsecurity:\n  tirith_enabled: false\n"
         );
         std::fs::write(home.join("config.yaml"), config)
             .map_err(|e| format!("cannot write Hermes's config: {e}"))?;
