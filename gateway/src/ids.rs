@@ -1,4 +1,4 @@
-//! Random opaque ids for channels, messages and turns.
+//! Random opaque ids for channels, messages, turns and approval requests.
 
 use rand::RngExt;
 
@@ -29,6 +29,12 @@ pub fn turn_id() -> String {
     random_id("t_")
 }
 
+/// `request_id` of an approval request: unguessable, so only devices that
+/// were sent the request can answer it.
+pub fn request_id() -> String {
+    random_id("a_")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -42,5 +48,6 @@ mod tests {
         assert_ne!(channel_id(), channel_id());
         assert!(message_id().starts_with("m_"));
         assert!(turn_id().starts_with("t_"));
+        assert!(request_id().starts_with("a_"));
     }
 }
