@@ -5,6 +5,7 @@ use std::sync::Arc;
 use subtle::ConstantTimeEq;
 
 use crate::agent::Agent;
+use crate::approvals::Approvals;
 use crate::config::Config;
 use crate::outbox::Outbox;
 use crate::turns::Turns;
@@ -12,6 +13,7 @@ use crate::turns::Turns;
 pub struct App {
     pub outbox: Arc<Outbox>,
     pub turns: Arc<Turns>,
+    pub approvals: Arc<Approvals>,
     pub agent: Arc<dyn Agent>,
     token: Option<String>,
     allowed_origins: Vec<String>,
@@ -19,8 +21,14 @@ pub struct App {
 
 impl App {
     pub fn new(config: &Config, outbox: Arc<Outbox>, agent: Arc<dyn Agent>) -> Self {
+        let approvals = Arc::new(Approvals::new(config.approval_timeout));
         Self {
-            turns: Arc::new(Turns::new(Arc::clone(&outbox), Arc::clone(&agent))),
+            turns: Arc::new(Turns::new(
+                Arc::clone(&outbox),
+                Arc::clone(&approvals),
+                Arc::clone(&agent),
+            )),
+            approvals,
             outbox,
             agent,
             token: config.token.clone(),

@@ -70,6 +70,8 @@ pub struct Config {
     /// The demo agent's pace: time between streaming snapshots and the unit
     /// of its other waits.
     pub demo_delay: Duration,
+    /// An approval request nobody answers is resolved as `timeout` after this.
+    pub approval_timeout: Duration,
 }
 
 /// Default pace of the demo agent: a human sees text stream in.
@@ -80,6 +82,9 @@ pub const DEFAULT_MODEL_STALL_SECS: u64 = 120;
 /// Default of `--openai-context-chars`: about 6k tokens, which fits the
 /// small context windows local servers often run with.
 pub const DEFAULT_CONTEXT_CHARS: usize = 24_000;
+/// Default of `--approval-timeout-secs`: time to notice and answer on
+/// another device, short enough that a forgotten turn does not hang all day.
+pub const DEFAULT_APPROVAL_TIMEOUT_SECS: u64 = 600;
 /// Hermes's API server listens here unless told otherwise.
 pub const DEFAULT_HERMES_URL: &str = "http://127.0.0.1:8642";
 /// llama.cpp's `llama-server` default address.
@@ -108,6 +113,7 @@ impl Config {
             },
             model_stall: Duration::from_secs(DEFAULT_MODEL_STALL_SECS),
             demo_delay: Duration::from_millis(DEFAULT_DEMO_DELAY_MS),
+            approval_timeout: Duration::from_secs(DEFAULT_APPROVAL_TIMEOUT_SECS),
         }
     }
 }
@@ -184,6 +190,10 @@ pub struct Cli {
     /// before the turn ends with an error.
     #[arg(long, default_value_t = DEFAULT_MODEL_STALL_SECS, value_name = "SECS")]
     pub model_stall_secs: u64,
+    /// Seconds an approval request waits for an answer before it is
+    /// resolved as `timeout` (the action is not taken).
+    #[arg(long, default_value_t = DEFAULT_APPROVAL_TIMEOUT_SECS, value_name = "SECS")]
+    pub approval_timeout_secs: u64,
 }
 
 impl From<Cli> for Config {
@@ -209,6 +219,7 @@ impl From<Cli> for Config {
             },
             model_stall: Duration::from_secs(cli.model_stall_secs),
             demo_delay: Duration::from_millis(cli.demo_delay_ms),
+            approval_timeout: Duration::from_secs(cli.approval_timeout_secs),
         }
     }
 }
@@ -231,12 +242,15 @@ mod tests {
             "http://b",
             "--demo-delay-ms",
             "1",
+            "--approval-timeout-secs",
+            "7",
         ]);
         let config = Config::from(cli);
         assert_eq!(config.addr.port(), 0);
         assert_eq!(config.token, None, "an empty token disables auth");
         assert_eq!(config.allowed_origins, ["http://a", "http://b"]);
         assert_eq!(config.demo_delay, Duration::from_millis(1));
+        assert_eq!(config.approval_timeout, Duration::from_secs(7));
     }
 
     #[test]
@@ -280,5 +294,6 @@ mod tests {
         assert_eq!(config.addr, defaults.addr);
         assert_eq!(config.static_dir, defaults.static_dir);
         assert_eq!(config.demo_delay, defaults.demo_delay);
+        assert_eq!(config.approval_timeout, defaults.approval_timeout);
     }
 }

@@ -35,13 +35,14 @@ pub async fn run(app: Arc<App>, mut socket: WebSocket) {
     };
     let device_id = hello.device_id;
     tracing::debug!(device = %device_id, client = %hello.client, "device authenticated");
+    let ready_device = device_id.clone();
     let joined = app
         .outbox
         .run(move |store, hub| {
             let ready = ServerFrame::Ready(Ready {
                 protocol: PROTOCOL_VERSION,
                 server: SERVER_NAME.to_string(),
-                device_id,
+                device_id: ready_device,
                 channels: store.list_channels()?,
             });
             Ok(hub.join(&ready))
@@ -49,7 +50,7 @@ pub async fn run(app: Arc<App>, mut socket: WebSocket) {
         .await;
     match joined {
         Ok(Some((conn, queue))) => {
-            serve_device(&app, conn, &mut socket, queue).await;
+            serve_device(&app, conn, &device_id, &mut socket, queue).await;
             app.outbox.hub().leave(conn);
         }
         Ok(None) => close(&mut socket, CLOSE_GOING_AWAY, "server shutting down").await,
@@ -108,7 +109,13 @@ async fn handshake(app: &App, socket: &mut WebSocket) -> Option<Hello> {
 }
 
 /// The authenticated phase: forwards queued frames out and requests in.
-async fn serve_device(app: &Arc<App>, conn: ConnId, socket: &mut WebSocket, mut queue: Outgoing) {
+async fn serve_device(
+    app: &Arc<App>,
+    conn: ConnId,
+    device_id: &str,
+    socket: &mut WebSocket,
+    mut queue: Outgoing,
+) {
     let mut bucket = TokenBucket::new(FRAMES_PER_SEC, BURST, Instant::now());
     loop {
         tokio::select! {
@@ -129,7 +136,7 @@ async fn serve_device(app: &Arc<App>, conn: ConnId, socket: &mut WebSocket, mut 
                 }
             },
             incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Text(text))) => on_text(app, conn, &mut bucket, &text).await,
+                Some(Ok(Message::Text(text))) => on_text(app, conn, device_id, &mut bucket, &text).await,
                 Some(Ok(Message::Close(_))) | None => return,
                 // Binary frames carry nothing in this protocol; pings are
                 // answered by the WebSocket layer.
@@ -147,7 +154,13 @@ async fn serve_device(app: &Arc<App>, conn: ConnId, socket: &mut WebSocket, mut 
     }
 }
 
-async fn on_text(app: &Arc<App>, conn: ConnId, bucket: &mut TokenBucket, text: &str) {
+async fn on_text(
+    app: &Arc<App>,
+    conn: ConnId,
+    device_id: &str,
+    bucket: &mut TokenBucket,
+    text: &str,
+) {
     let decoded = decode(text);
     if !bucket.try_take(Instant::now()) {
         let client_msg_id = match &decoded {
@@ -160,7 +173,7 @@ async fn on_text(app: &Arc<App>, conn: ConnId, bucket: &mut TokenBucket, text: &
         return;
     }
     match decoded {
-        Ok(frame) => requests::handle(app, conn, frame).await,
+        Ok(frame) => requests::handle(app, conn, device_id, frame).await,
         Err(error) => app.outbox.hub().reply(conn, &error.into_frame()),
     }
 }

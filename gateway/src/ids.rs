@@ -1,4 +1,4 @@
-//! Random opaque ids for channels, messages and turns.
+//! Random opaque ids for channels, messages, turns and approval requests.
 
 use rand::RngExt;
 
@@ -29,6 +29,12 @@ pub fn turn_id() -> String {
     random_id("t_")
 }
 
+/// `request_id` of an approval request: unguessable, so only devices that
+/// were sent the request can answer it.
+pub fn request_id() -> String {
+    random_id("a_")
+}
+
 /// The Hermes session holding a channel's conversation on Hermes's side.
 pub fn hermes_session_id() -> String {
     random_id("aria_")
@@ -47,5 +53,6 @@ mod tests {
         assert_ne!(channel_id(), channel_id());
         assert!(message_id().starts_with("m_"));
         assert!(turn_id().starts_with("t_"));
+        assert!(request_id().starts_with("a_"));
     }
 }

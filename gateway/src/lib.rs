@@ -8,6 +8,7 @@
 
 mod agent;
 mod app;
+mod approvals;
 mod clock;
 mod config;
 mod connection;

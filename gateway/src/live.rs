@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use aria_protocol::{MessageStart, MessageUpdate, ServerFrame, ToolStart, Typing};
+use aria_protocol::{ApprovalRequest, MessageStart, MessageUpdate, ServerFrame, ToolStart, Typing};
 
 #[derive(Debug, Default)]
 pub struct LiveTurns {
@@ -17,6 +17,8 @@ struct LiveTurn {
     bubble: Option<(MessageStart, String)>,
     /// Tool calls started and not yet ended, by index.
     tools: BTreeMap<u32, ToolStart>,
+    /// Approval requests not yet resolved, in the order they were asked.
+    approvals: Vec<ApprovalRequest>,
 }
 
 impl LiveTurns {
@@ -71,6 +73,17 @@ impl LiveTurns {
                     turn.tools.remove(&end.index);
                 }
             }
+            ServerFrame::ApprovalRequest(request) => {
+                if let Some(turn) = self.turns.get_mut(&request.channel_id) {
+                    turn.approvals.push(request.clone());
+                }
+            }
+            ServerFrame::ApprovalResolved(resolved) => {
+                if let Some(turn) = self.turns.get_mut(&resolved.channel_id) {
+                    turn.approvals
+                        .retain(|r| r.request_id != resolved.item.request_id);
+                }
+            }
             _ => {}
         }
     }
@@ -83,8 +96,8 @@ impl LiveTurns {
     }
 
     /// The frames that bring a newly joined device up to date: per running
-    /// turn `typing on`, the streaming bubble as start + one full update, and
-    /// every tool call still running.
+    /// turn `typing on`, the streaming bubble as start + one full update,
+    /// every tool call still running, then every pending approval request.
     pub fn resend(&self) -> Vec<ServerFrame> {
         let mut frames = Vec::new();
         for (channel_id, turn) in &self.turns {
@@ -102,6 +115,12 @@ impl LiveTurns {
                 }));
             }
             frames.extend(turn.tools.values().cloned().map(ServerFrame::ToolStart));
+            frames.extend(
+                turn.approvals
+                    .iter()
+                    .cloned()
+                    .map(ServerFrame::ApprovalRequest),
+            );
         }
         frames
     }
@@ -110,7 +129,9 @@ impl LiveTurns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aria_protocol::{ChannelDeleted, MessageStop, Role, ToolEnd};
+    use aria_protocol::{
+        ApprovalItem, ChannelDeleted, Choice, InChannel, MessageStop, Role, ToolEnd,
+    };
     use serde_json::json;
 
     fn typing(on: bool) -> ServerFrame {
@@ -165,6 +186,36 @@ mod tests {
         })
     }
 
+    fn approval_request(request_id: &str) -> ServerFrame {
+        ServerFrame::ApprovalRequest(ApprovalRequest {
+            channel_id: "c1".into(),
+            turn_id: Some("t1".into()),
+            request_id: request_id.into(),
+            title: "Run a shell command?".into(),
+            command: Some("rm -rf ./build".into()),
+            description: None,
+            choices: vec![Choice::Once, Choice::Deny],
+            ts: 1,
+        })
+    }
+
+    fn approval_resolved(request_id: &str) -> ServerFrame {
+        ServerFrame::ApprovalResolved(InChannel {
+            channel_id: "c1".into(),
+            item: ApprovalItem {
+                seq: 4,
+                turn_id: Some("t1".into()),
+                request_id: request_id.into(),
+                title: "Run a shell command?".into(),
+                command: Some("rm -rf ./build".into()),
+                description: None,
+                choice: Choice::Once,
+                device_id: Some("d1".into()),
+                ts: 2,
+            },
+        })
+    }
+
     fn types(frames: &[ServerFrame]) -> Vec<String> {
         frames
             .iter()
@@ -196,6 +247,41 @@ mod tests {
         );
         assert_eq!(frames[2], update("Hello"));
         assert_eq!(frames[3], tool_start(2));
+    }
+
+    #[test]
+    fn pending_approvals_are_resent_after_the_tool_that_waits() {
+        let mut live = LiveTurns::default();
+        for f in [
+            typing(true),
+            start(),
+            update("Checking"),
+            tool_start(1),
+            approval_request("a1"),
+            approval_request("a2"),
+            approval_resolved("a1"),
+        ] {
+            live.observe(&f);
+        }
+        let frames = live.resend();
+        assert_eq!(
+            types(&frames),
+            [
+                "typing",
+                "message.start",
+                "message.update",
+                "tool.start",
+                "approval.request"
+            ]
+        );
+        assert_eq!(frames[4], approval_request("a2"));
+        live.observe(&approval_resolved("a2"));
+        assert_eq!(live.resend().len(), 4);
+        live.observe(&approval_request("a3"));
+        live.observe(&typing(false));
+        assert!(live.resend().is_empty(), "a request dies with its turn");
+        live.observe(&approval_request("a4"));
+        assert!(live.resend().is_empty(), "no request outside a turn");
     }
 
     #[test]

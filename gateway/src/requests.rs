@@ -3,12 +3,13 @@
 use std::sync::Arc;
 
 use aria_protocol::{
-    valid_title, ChannelCreate, ChannelCreated, ChannelDeleted, ChannelList, ChannelRef,
-    ChannelRename, ChannelRenamed, ClientFrame, ErrorCode, ErrorFrame, History, HistoryGet,
-    InChannel, MessageItem, MessageSend, Role, ServerFrame, MAX_TEXT_BYTES,
+    valid_title, ApprovalRespond, ChannelCreate, ChannelCreated, ChannelDeleted, ChannelList,
+    ChannelRef, ChannelRename, ChannelRenamed, ClientFrame, ErrorCode, ErrorFrame, History,
+    HistoryGet, InChannel, MessageItem, MessageSend, Role, ServerFrame, MAX_TEXT_BYTES,
 };
 
 use crate::app::App;
+use crate::approvals::Answer;
 use crate::clock::now_ms;
 use crate::history::PageQuery;
 use crate::hub::{ConnId, Hub};
@@ -23,6 +24,7 @@ pub struct RequestError {
     message: String,
     channel_id: Option<String>,
     client_msg_id: Option<String>,
+    request_id: Option<String>,
 }
 
 impl RequestError {
@@ -32,6 +34,7 @@ impl RequestError {
             message: message.into(),
             channel_id: None,
             client_msg_id: None,
+            request_id: None,
         }
     }
 
@@ -53,6 +56,11 @@ impl RequestError {
         self
     }
 
+    fn for_approval(mut self, request_id: &str) -> Self {
+        self.request_id = Some(request_id.to_string());
+        self
+    }
+
     /// Maps a store failure; `channel_id` names the channel a not-found is about.
     fn from_store(e: StoreError, channel_id: Option<&str>) -> Self {
         match (e, channel_id) {
@@ -71,14 +79,15 @@ impl RequestError {
             message: self.message,
             channel_id: self.channel_id,
             client_msg_id: self.client_msg_id,
-            request_id: None,
+            request_id: self.request_id,
             query: None,
         })
     }
 }
 
-/// Handles one decoded frame; errors go back to the device that sent it.
-pub async fn handle(app: &Arc<App>, conn: ConnId, frame: ClientFrame) {
+/// Handles one decoded frame of the device `device_id`; errors go back to
+/// the device that sent it.
+pub async fn handle(app: &Arc<App>, conn: ConnId, device_id: &str, frame: ClientFrame) {
     let hub = app.outbox.hub();
     let result = match frame {
         ClientFrame::Ping(ping) => {
@@ -92,7 +101,8 @@ pub async fn handle(app: &Arc<App>, conn: ConnId, frame: ClientFrame) {
         ClientFrame::HistoryGet(req) => history_get(app, conn, req).await,
         ClientFrame::MessageSend(req) => message_send(app, conn, req).await,
         ClientFrame::TurnCancel(req) => turn_cancel(app, req).await,
-        ClientFrame::ApprovalRespond(_) | ClientFrame::Search(_) => Err(RequestError::new(
+        ClientFrame::ApprovalRespond(req) => approval_respond(app, conn, device_id, req).await,
+        ClientFrame::Search(_) => Err(RequestError::new(
             ErrorCode::Unsupported,
             "This gateway does not support that yet.",
         )),
@@ -209,6 +219,47 @@ async fn turn_cancel(app: &Arc<App>, req: ChannelRef) -> Result<(), RequestError
     // Nothing running is fine: the cancel raced the turn's end.
     app.turns.cancel(&req.channel_id);
     Ok(())
+}
+
+async fn approval_respond(
+    app: &Arc<App>,
+    conn: ConnId,
+    device_id: &str,
+    req: ApprovalRespond,
+) -> Result<(), RequestError> {
+    let approvals = Arc::clone(&app.approvals);
+    let device_id = device_id.to_string();
+    let respond = req.clone();
+    let answer = app
+        .outbox
+        .run(move |store, hub| approvals.answer(store, hub, &respond, &device_id))
+        .await
+        .map_err(|e| {
+            RequestError::from_store(e, Some(&req.channel_id)).for_approval(&req.request_id)
+        })?;
+    let fail = |code: ErrorCode, message: String| {
+        RequestError::new(code, message)
+            .in_channel(Some(&req.channel_id))
+            .for_approval(&req.request_id)
+    };
+    match answer {
+        Answer::Resolved => Ok(()),
+        Answer::Repeat(resolved) => {
+            app.outbox.hub().reply(conn, &resolved);
+            Ok(())
+        }
+        Answer::NotFound => Err(fail(
+            ErrorCode::NotFound,
+            format!(
+                "There is no approval request {} in this channel.",
+                req.request_id
+            ),
+        )),
+        Answer::NotOffered => Err(fail(
+            ErrorCode::BadRequest,
+            "That choice was not offered for this request.".to_string(),
+        )),
+    }
 }
 
 /// Where an accepted message goes.

@@ -4,6 +4,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use aria_protocol::MAX_FRAME_BYTES;
 use axum::extract::ws::WebSocketUpgrade;
@@ -30,6 +31,8 @@ use crate::store::Store;
 /// frames past it close the socket (1009), as reading them would mean
 /// buffering arbitrary amounts.
 const WS_MESSAGE_CAP: usize = 4 * MAX_FRAME_BYTES;
+/// How long shutdown waits for cancelled turns to wrap up.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
 /// Shown at `/` when `--static-dir` holds no built client.
 const CLIENT_NOT_BUILT: &str = "aria-gateway is running, but the web client is not built.\n\n\
@@ -72,10 +75,12 @@ impl RunningServer {
         format!("ws://{}/ws", self.addr)
     }
 
-    /// Stops accepting connections, cancels running turns, closes every
-    /// socket (1001) and waits for the listener to stop.
+    /// Cancels running turns and lets them wrap up (a pending approval is
+    /// logged as `cancelled`), closes every socket (1001), stops accepting
+    /// connections and waits for the listener to stop.
     pub async fn shutdown(self) -> io::Result<()> {
         self.app.turns.cancel_all();
+        self.app.turns.wait_idle(SHUTDOWN_GRACE).await;
         self.app.outbox.hub().close();
         // The server task may already be gone; then there is nothing to stop.
         let _ = self.stop.send(());

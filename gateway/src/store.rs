@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use aria_protocol::{Channel, CommentaryItem, HistoryItem, MessageItem, ToolItem};
+use aria_protocol::{ApprovalItem, Channel, CommentaryItem, HistoryItem, MessageItem, ToolItem};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::clock::now_ms;
@@ -37,6 +37,12 @@ CREATE TABLE IF NOT EXISTS log (
     client_msg_id TEXT UNIQUE,
     PRIMARY KEY (channel_id, seq)
 );
+-- Where each logged approval is, so a repeated answer finds its outcome.
+CREATE TABLE IF NOT EXISTS approvals (
+    request_id TEXT PRIMARY KEY,
+    channel_id TEXT NOT NULL,
+    seq        INTEGER NOT NULL
+);
 ";
 
 #[derive(Debug, thiserror::Error)]
@@ -63,6 +69,10 @@ pub trait LogItem: Clone + serde::Serialize {
     fn history_item(&self) -> HistoryItem;
     /// The idempotency key of a user message.
     fn client_msg_id(&self) -> Option<&str> {
+        None
+    }
+    /// The request a resolved approval answers.
+    fn request_id(&self) -> Option<&str> {
         None
     }
     /// New `preview` of the channel, for items that change it.
@@ -101,6 +111,18 @@ impl LogItem for ToolItem {
     }
     fn history_item(&self) -> HistoryItem {
         HistoryItem::Tool(self.clone())
+    }
+}
+
+impl LogItem for ApprovalItem {
+    fn set_seq(&mut self, seq: u64) {
+        self.seq = seq;
+    }
+    fn history_item(&self) -> HistoryItem {
+        HistoryItem::Approval(self.clone())
+    }
+    fn request_id(&self) -> Option<&str> {
+        Some(&self.request_id)
     }
 }
 
@@ -206,6 +228,7 @@ impl Store {
             return Err(StoreError::NotFound);
         }
         tx.execute("DELETE FROM log WHERE channel_id = ?1", [channel_id])?;
+        tx.execute("DELETE FROM approvals WHERE channel_id = ?1", [channel_id])?;
         tx.commit()?;
         Ok(())
     }
@@ -220,6 +243,9 @@ impl Store {
             INSERT_ITEM,
             params![channel_id, seq, json, item.client_msg_id()],
         )?;
+        if let Some(request_id) = item.request_id() {
+            tx.execute(INSERT_APPROVAL, params![request_id, channel_id, seq])?;
+        }
         advance_channel(&tx, channel_id, seq, item.preview())?;
         tx.commit()?;
         Ok(item)
@@ -237,6 +263,7 @@ impl Store {
         let mut last_preview = None;
         {
             let mut insert = tx.prepare(INSERT_ITEM)?;
+            let mut index_approval = tx.prepare(INSERT_APPROVAL)?;
             for mut item in items {
                 seq += 1;
                 let client_msg_id = match &mut item {
@@ -255,6 +282,7 @@ impl Store {
                     }
                     HistoryItem::Approval(a) => {
                         a.seq = seq;
+                        index_approval.execute(params![a.request_id, channel_id, seq])?;
                         None
                     }
                     HistoryItem::Unknown => {
@@ -291,6 +319,32 @@ impl Store {
             HistoryItem::Message(item) => Ok(Some((channel_id, item))),
             _ => Err(StoreError::Corrupt(format!(
                 "log row of client_msg_id {client_msg_id} is not a message"
+            ))),
+        }
+    }
+
+    /// The channel and logged resolution of the approval `request_id`.
+    pub fn find_approval(
+        &self,
+        request_id: &str,
+    ) -> Result<Option<(String, ApprovalItem)>, StoreError> {
+        let row: Option<(String, String)> = self
+            .conn
+            .query_row(
+                "SELECT log.channel_id, log.item FROM approvals
+                 JOIN log ON log.channel_id = approvals.channel_id AND log.seq = approvals.seq
+                 WHERE approvals.request_id = ?1",
+                [request_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let Some((channel_id, json)) = row else {
+            return Ok(None);
+        };
+        match HistoryItem::decode(&json)? {
+            HistoryItem::Approval(item) => Ok(Some((channel_id, item))),
+            _ => Err(StoreError::Corrupt(format!(
+                "log row of approval {request_id} is not an approval"
             ))),
         }
     }
@@ -332,6 +386,8 @@ impl Store {
 
 const INSERT_ITEM: &str =
     "INSERT INTO log (channel_id, seq, item, client_msg_id) VALUES (?1, ?2, ?3, ?4)";
+const INSERT_APPROVAL: &str =
+    "INSERT INTO approvals (request_id, channel_id, seq) VALUES (?1, ?2, ?3)";
 
 /// The channel's highest `seq` so far.
 fn last_seq(tx: &rusqlite::Transaction<'_>, channel_id: &str) -> Result<u64, StoreError> {

@@ -3,16 +3,21 @@
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 
 use crate::agent::{Agent, Turn};
+use crate::approvals::Approvals;
 use crate::outbox::Outbox;
 
 pub struct Turns {
     outbox: Arc<Outbox>,
+    approvals: Arc<Approvals>,
     agent: Arc<dyn Agent>,
     lanes: Mutex<HashMap<String, Lane>>,
+    /// Woken whenever a lane ends.
+    lane_ended: Notify,
 }
 
 /// A channel with a turn running. It exists exactly while a worker task
@@ -25,11 +30,13 @@ struct Lane {
 }
 
 impl Turns {
-    pub fn new(outbox: Arc<Outbox>, agent: Arc<dyn Agent>) -> Self {
+    pub fn new(outbox: Arc<Outbox>, approvals: Arc<Approvals>, agent: Arc<dyn Agent>) -> Self {
         Self {
             outbox,
+            approvals,
             agent,
             lanes: Mutex::new(HashMap::new()),
+            lane_ended: Notify::new(),
         }
     }
 
@@ -67,12 +74,19 @@ impl Turns {
                     }
                     None => {
                         lanes.remove(&channel_id);
+                        drop(lanes);
+                        self.lane_ended.notify_waiters();
                         return;
                     }
                 }
             };
             let (text, cancel) = next;
-            let mut turn = Turn::begin(Arc::clone(&self.outbox), channel_id.clone(), cancel);
+            let mut turn = Turn::begin(
+                Arc::clone(&self.outbox),
+                Arc::clone(&self.approvals),
+                channel_id.clone(),
+                cancel,
+            );
             let outcome = self.agent.run(&text, &mut turn).await;
             turn.finish(outcome).await;
         }
@@ -95,6 +109,24 @@ impl Turns {
     /// Shutdown: drops every queue and cancels every running turn.
     pub fn cancel_all(&self) {
         self.lanes().values_mut().for_each(Lane::stop);
+    }
+
+    /// Waits until no turn runs, at most `limit`: at shutdown, cancelled
+    /// turns get to log how they ended (their tools, their approvals).
+    pub async fn wait_idle(&self, limit: Duration) {
+        let idle = async {
+            loop {
+                // Registered before the check, so no lane end is missed.
+                let ended = self.lane_ended.notified();
+                if self.lanes().is_empty() {
+                    return;
+                }
+                ended.await;
+            }
+        };
+        if tokio::time::timeout(limit, idle).await.is_err() {
+            tracing::warn!("turns still running at shutdown");
+        }
     }
 }
 

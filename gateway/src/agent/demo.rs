@@ -1,13 +1,16 @@
 //! The built-in demo agent: scripted turns that exercise every frame of the
 //! protocol, paced by `--demo-delay-ms`.
 
+use std::collections::HashSet;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
+use aria_protocol::Choice;
 use serde_json::json;
 
 use super::scenarios::Scenario;
 use super::texts;
-use super::{Agent, AgentFuture, Reply, ToolCall, ToolOutcome, Turn, TurnError};
+use super::{Agent, AgentFuture, ApprovalAsk, Reply, ToolCall, ToolOutcome, Turn, TurnError};
 
 /// `model` of every demo answer.
 pub const MODEL: &str = "aria-demo";
@@ -24,9 +27,22 @@ const FLOOD_INTERVAL: Duration = Duration::from_millis(1);
 /// The better auto title comes this many steps after the first message
 /// (about 1.5 s at the default 40 ms step).
 const TITLE_STEPS: u32 = 37;
+/// `/demo approval-timeout` gives up this soon, whatever
+/// `--approval-timeout-secs` says: long enough to see the request.
+const SHORT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(3);
 
 pub struct DemoAgent {
     step: Duration,
+    allowed: Mutex<Allowed>,
+}
+
+/// What `session` and `always` answers allowed, until the gateway restarts.
+#[derive(Default)]
+struct Allowed {
+    /// Channels where `/demo approval` no longer asks.
+    channels: HashSet<String>,
+    /// No channel asks any more.
+    everywhere: bool,
 }
 
 /// A scripted tool call of the demo.
@@ -60,7 +76,10 @@ impl Agent for DemoAgent {
 
 impl DemoAgent {
     pub fn new(step: Duration) -> Self {
-        Self { step }
+        Self {
+            step,
+            allowed: Mutex::default(),
+        }
     }
 
     async fn play(
@@ -140,6 +159,11 @@ impl DemoAgent {
                 stream(turn, &body, count, BENCH_INTERVAL, reply).await
             }
             Scenario::Xss => self.xss(turn, user_text).await,
+            Scenario::Approval => self.approval(turn, user_text, None).await,
+            Scenario::ApprovalTimeout => {
+                self.approval(turn, user_text, Some(SHORT_APPROVAL_TIMEOUT))
+                    .await
+            }
         }
     }
 
@@ -311,6 +335,92 @@ impl DemoAgent {
         let reasoning = Some(texts::XSS_REASONING.to_string());
         self.answer(turn, user_text, texts::XSS_ANSWER, reasoning)
             .await
+    }
+}
+
+impl DemoAgent {
+    /// `/demo approval` (`timeout: None`: the gateway's) and `/demo
+    /// approval-timeout`: a dangerous command shown as a tool card waits for
+    /// the user's permission and runs only if allowed.
+    async fn approval(
+        &self,
+        turn: &mut Turn,
+        user_text: &str,
+        timeout: Option<Duration>,
+    ) -> Result<(), TurnError> {
+        turn.commentary(texts::APPROVAL_COMMENTARY).await?;
+        let command = texts::APPROVAL_COMMAND;
+        let handle = turn.tool_start(ToolCall {
+            name: "terminal".into(),
+            emoji: Some("💻".into()),
+            preview: command.into(),
+            args: json!({"command": command, "cwd": "~/projects/aria-web"}),
+        })?;
+        let choice = match timeout {
+            None if self.is_allowed(turn.channel_id()) => {
+                turn.tool_progress(&handle, texts::APPROVAL_REMEMBERED)?;
+                Choice::Session
+            }
+            None => turn.ask_approval(rm_rf_ask()).await?,
+            Some(within) => turn.ask_approval_within(rm_rf_ask(), within).await?,
+        };
+        self.remember(turn.channel_id(), choice);
+        let (outcome, answer) = if choice.allows() {
+            turn.pause(self.step * 5).await?;
+            let ran = ToolOutcome {
+                ok: true,
+                output_preview: "removed ./build".into(),
+                output: Some(texts::APPROVAL_OUTPUT.into()),
+            };
+            (ran, texts::APPROVAL_RAN_ANSWER)
+        } else if choice == Choice::Timeout {
+            (
+                not_run(texts::APPROVAL_TIMEOUT_OUTPUT),
+                texts::APPROVAL_TIMEOUT_ANSWER,
+            )
+        } else {
+            (
+                not_run(texts::APPROVAL_DENIED_OUTPUT),
+                texts::APPROVAL_DENIED_ANSWER,
+            )
+        };
+        turn.tool_end(handle, outcome).await?;
+        self.answer(turn, user_text, answer, None).await
+    }
+
+    fn is_allowed(&self, channel_id: &str) -> bool {
+        let allowed = self.allowed.lock().unwrap_or_else(PoisonError::into_inner);
+        allowed.everywhere || allowed.channels.contains(channel_id)
+    }
+
+    fn remember(&self, channel_id: &str, choice: Choice) {
+        let mut allowed = self.allowed.lock().unwrap_or_else(PoisonError::into_inner);
+        match choice {
+            Choice::Session => {
+                allowed.channels.insert(channel_id.to_string());
+            }
+            Choice::Always => allowed.everywhere = true,
+            _ => {}
+        }
+    }
+}
+
+/// The request of `/demo approval`: every choice the protocol has.
+fn rm_rf_ask() -> ApprovalAsk {
+    ApprovalAsk {
+        title: "Run a shell command?".into(),
+        command: Some(texts::APPROVAL_COMMAND.into()),
+        description: Some("recursive delete".into()),
+        choices: vec![Choice::Once, Choice::Session, Choice::Always, Choice::Deny],
+    }
+}
+
+/// A tool call that was not run, and why.
+fn not_run(why: &str) -> ToolOutcome {
+    ToolOutcome {
+        ok: false,
+        output_preview: why.into(),
+        output: Some(why.into()),
     }
 }
 

@@ -26,7 +26,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-pub use turn::{Reply, ToolCall, ToolOutcome, Turn, TurnError};
+pub use turn::{ApprovalAsk, Reply, ToolCall, ToolOutcome, Turn, TurnError};
 
 use crate::config::{AgentKind, Config};
 

@@ -30,6 +30,10 @@ pub enum Scenario {
     /// `/demo stream [KiB]`: an answer of about KiB kibibytes.
     Stream(u32),
     Xss,
+    /// A dangerous command that waits for the user's approval.
+    Approval,
+    /// The same, with a request that times out after a few seconds.
+    ApprovalTimeout,
     All,
 }
 
@@ -81,6 +85,14 @@ pub const CATALOG: &[(&str, &str)] = &[
         "XSS vectors in the answer, reasoning, commentary, tool card and auto title",
     ),
     (
+        "/demo approval",
+        "`rm -rf ./build` waits for your approval: allowed it runs, denied it does not",
+    ),
+    (
+        "/demo approval-timeout",
+        "the same request, resolved as `timeout` after 3 s if nobody answers",
+    ),
+    (
         "/demo all",
         "reasoning, tools, commentary and the answer in one turn",
     ),
@@ -113,6 +125,8 @@ impl Scenario {
                 Scenario::Stream(count.unwrap_or(DEFAULT_STREAM_KIB).clamp(1, MAX_STREAM_KIB))
             }
             "xss" => Scenario::Xss,
+            "approval" => Scenario::Approval,
+            "approval-timeout" => Scenario::ApprovalTimeout,
             "all" => Scenario::All,
             _ => Scenario::Help,
         }
@@ -144,6 +158,11 @@ mod tests {
         assert_eq!(
             Scenario::parse("/demo bad-reasoning"),
             Scenario::BadReasoning
+        );
+        assert_eq!(Scenario::parse("/demo approval"), Scenario::Approval);
+        assert_eq!(
+            Scenario::parse("/demo approval-timeout"),
+            Scenario::ApprovalTimeout
         );
         assert_eq!(Scenario::parse("/demo flood"), Scenario::Flood(500));
         assert_eq!(Scenario::parse("/demo flood 12"), Scenario::Flood(12));

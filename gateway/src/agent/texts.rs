@@ -110,6 +110,28 @@ pub const TOOLS_ANSWER: &str = "## What I found\n\n\
 | `terminal` ls | 12 entries |\n| `read_file` README.md | 42 lines |\n\
 | `web_search` | 5 results |\n| `terminal` cat | failed |\n| `terminal` cargo test | ok |\n";
 
+/// The command `/demo approval` asks permission for.
+pub const APPROVAL_COMMAND: &str = "rm -rf ./build";
+pub const APPROVAL_COMMENTARY: &str =
+    "The build directory is stale; I'd like to delete it before rebuilding.";
+pub const APPROVAL_OUTPUT: &str = "removed './build/debug/aria-gateway'\n\
+removed directory './build/debug'\nremoved directory './build'";
+/// Output of the tool call when the user said no.
+pub const APPROVAL_DENIED_OUTPUT: &str = "denied by the user";
+/// Output of the tool call when nobody answered.
+pub const APPROVAL_TIMEOUT_OUTPUT: &str = "not run: nobody answered in time";
+pub const APPROVAL_RAN_ANSWER: &str = "## Done\n\n\
+You allowed it, so I ran `rm -rf ./build`: the stale build directory is gone \
+and the next build starts clean.\n";
+pub const APPROVAL_REMEMBERED: &str =
+    "You allowed commands like this before, so I'm not asking again.";
+pub const APPROVAL_DENIED_ANSWER: &str = "## Not run\n\n\
+You denied it, so I did **not** run `rm -rf ./build`; the build directory is \
+untouched. Delete it yourself if you want a clean build.\n";
+pub const APPROVAL_TIMEOUT_ANSWER: &str = "## Not run\n\n\
+Nobody answered in time, so I did **not** run `rm -rf ./build`; the build \
+directory is untouched. Ask again when you are around to approve it.\n";
+
 pub const LS_OUTPUT: &str = "total 64\n\
 drwxr-xr-x  9 aria aria 4096 Jan 12 10:02 .\n\
 drwxr-xr-x 24 aria aria 4096 Jan 12 09:58 ..\n\

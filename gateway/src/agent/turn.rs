@@ -1,5 +1,7 @@
 //! One running turn as the agent sees it: the calls that emit its frames.
 
+mod approval;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,11 +13,14 @@ use aria_protocol::{
 };
 use tokio::sync::watch;
 
+use crate::approvals::Approvals;
 use crate::clock::now_ms;
 use crate::history::{Anchor, PageQuery};
 use crate::ids;
 use crate::outbox::Outbox;
 use crate::store::StoreError;
+
+pub use approval::ApprovalAsk;
 
 /// Why a turn stopped before the agent finished it.
 #[derive(Debug, thiserror::Error)]
@@ -83,18 +88,22 @@ const MAX_TOOL_OUTPUT_BYTES: usize = 256 * 1024;
 
 pub struct Turn {
     outbox: Arc<Outbox>,
+    approvals: Arc<Approvals>,
     channel_id: String,
     turn_id: String,
     cancel: watch::Receiver<bool>,
     bubble: Option<Bubble>,
     tools: BTreeMap<u32, RunningTool>,
     last_index: u32,
+    /// Approval requests of this turn not known to be resolved.
+    waiting: Vec<String>,
 }
 
 impl Turn {
     /// Starts a turn: announces `typing {on:true}`.
     pub(crate) fn begin(
         outbox: Arc<Outbox>,
+        approvals: Arc<Approvals>,
         channel_id: String,
         cancel: watch::Receiver<bool>,
     ) -> Self {
@@ -104,12 +113,14 @@ impl Turn {
         }));
         Self {
             outbox,
+            approvals,
             channel_id,
             turn_id: ids::turn_id(),
             cancel,
             bubble: None,
             tools: BTreeMap::new(),
             last_index: 0,
+            waiting: Vec::new(),
         }
     }
 
@@ -398,6 +409,7 @@ impl Turn {
 
     /// Ends the turn after the agent returned, then sends `typing {on:false}`.
     pub(crate) async fn finish(mut self, outcome: Result<(), TurnError>) {
+        self.cancel_waiting().await;
         match self.wrap_up(&outcome).await {
             Ok(()) | Err(TurnError::ChannelGone) => {}
             Err(e) => tracing::warn!(channel = %self.channel_id, "cannot wrap up the turn: {e}"),

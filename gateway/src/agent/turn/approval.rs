@@ -1,0 +1,135 @@
+//! Asking the user's permission from inside a turn (§9).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use aria_protocol::{ApprovalItem, ApprovalRequest, Choice, ServerFrame};
+use tokio::sync::oneshot;
+
+use super::{Turn, TurnError};
+use crate::approvals::offered;
+use crate::clock::now_ms;
+use crate::ids;
+use crate::store::StoreError;
+
+/// What an agent asks permission for. All text is shown to the user as is
+/// (untrusted, never rendered as markup).
+#[derive(Debug, Clone)]
+pub struct ApprovalAsk {
+    /// A short line ("Run a shell command?").
+    pub title: String,
+    /// The exact action that waits, already redacted of secrets.
+    pub command: Option<String>,
+    /// Why it needs approval ("recursive delete").
+    pub description: Option<String>,
+    /// The choices offered, in the order shown; `deny` is added if missing.
+    pub choices: Vec<Choice>,
+}
+
+/// How the wait for an answer ended.
+enum Waited {
+    Answered(Result<ApprovalItem, oneshot::error::RecvError>),
+    /// The gateway resolves it itself: `timeout` or `cancelled`.
+    ByGateway(Choice),
+}
+
+impl Turn {
+    /// Broadcasts `approval.request`, waits for the first answer from any
+    /// device, the approval timeout or the turn's cancellation; logs and
+    /// broadcasts `approval.resolved` exactly once. Returns the resolved
+    /// choice (`Once`, `Session`, `Always`, `Deny` or `Timeout`). On
+    /// cancellation it resolves the request as `Cancelled` and returns
+    /// `Err(TurnError::Cancelled)`.
+    pub async fn ask_approval(&mut self, ask: ApprovalAsk) -> Result<Choice, TurnError> {
+        let timeout = self.approvals.timeout();
+        self.ask_approval_within(ask, timeout).await
+    }
+
+    /// [`Turn::ask_approval`] with its own timeout instead of
+    /// `--approval-timeout-secs`.
+    pub async fn ask_approval_within(
+        &mut self,
+        ask: ApprovalAsk,
+        timeout: Duration,
+    ) -> Result<Choice, TurnError> {
+        self.check()?;
+        let request = ApprovalRequest {
+            channel_id: self.channel_id.clone(),
+            turn_id: Some(self.turn_id.clone()),
+            request_id: ids::request_id(),
+            title: ask.title,
+            command: ask.command,
+            description: ask.description,
+            choices: offered(ask.choices),
+            ts: now_ms(),
+        };
+        let request_id = request.request_id.clone();
+        let mut answered = self.approvals.open(request.clone());
+        // Should this future be dropped while waiting, `finish` still
+        // resolves the request.
+        self.waiting.push(request_id.clone());
+        self.publish(ServerFrame::ApprovalRequest(request));
+        let waited = tokio::select! {
+            answer = &mut answered => Waited::Answered(answer),
+            () = tokio::time::sleep(timeout) => Waited::ByGateway(Choice::Timeout),
+            // An error means the gateway dropped the turn: stop as well.
+            _ = self.cancel.wait_for(|cancelled| *cancelled) => Waited::ByGateway(Choice::Cancelled),
+        };
+        let resolved = match waited {
+            Waited::Answered(answer) => answer.map_err(|_| lost()),
+            Waited::ByGateway(choice) => self.resolve_own(&request_id, choice, answered).await,
+        };
+        self.waiting.retain(|id| *id != request_id);
+        let choice = resolved?.choice;
+        if choice == Choice::Cancelled || *self.cancel.borrow() {
+            return Err(TurnError::Cancelled);
+        }
+        Ok(choice)
+    }
+
+    /// Resolves a request of this turn with the gateway's own `choice`,
+    /// unless a device answered first: then that answer is the outcome.
+    async fn resolve_own(
+        &self,
+        request_id: &str,
+        choice: Choice,
+        answered: oneshot::Receiver<ApprovalItem>,
+    ) -> Result<ApprovalItem, TurnError> {
+        let approvals = Arc::clone(&self.approvals);
+        let id = request_id.to_string();
+        let mine = self
+            .outbox
+            .run(move |store, hub| approvals.resolve(store, hub, &id, choice, None))
+            .await?;
+        match mine {
+            Some(item) => Ok(item),
+            // Sent under the lock this resolution waited for: ready now.
+            None => answered.await.map_err(|_| lost()),
+        }
+    }
+
+    /// The turn is ending: requests still waiting (their asking future was
+    /// dropped) are resolved as `cancelled`.
+    pub(super) async fn cancel_waiting(&mut self) {
+        for request_id in std::mem::take(&mut self.waiting) {
+            let approvals = Arc::clone(&self.approvals);
+            let resolved = self
+                .outbox
+                .run(move |store, hub| {
+                    approvals.resolve(store, hub, &request_id, Choice::Cancelled, None)
+                })
+                .await;
+            match resolved {
+                Ok(_) | Err(StoreError::NotFound) => {}
+                Err(e) => {
+                    tracing::warn!(channel = %self.channel_id, "cannot cancel an approval: {e}");
+                }
+            }
+        }
+    }
+}
+
+/// The resolution was taken but could not be logged.
+fn lost() -> TurnError {
+    TurnError::Failed("The gateway could not log the approval's outcome.".into())
+}
