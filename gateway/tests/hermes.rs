@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use aria_gateway::{serve, AgentKind, Config, RunningServer};
 use common::{types, Client};
-use fake_model::{FakeModel, TOOL_ANSWER};
+use fake_model::{FakeModel, COMMAND_ANSWER, TOOL_ANSWER};
 use hermes::Hermes;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
@@ -25,11 +25,21 @@ const TURN_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// A gateway on `data_dir` whose `hermes` agent talks to `url` with `key`.
 async fn gateway(data_dir: &Path, url: &str, key: &str) -> RunningServer {
+    gateway_with(data_dir, url, key, |_| {}).await
+}
+
+async fn gateway_with(
+    data_dir: &Path,
+    url: &str,
+    key: &str,
+    adjust: impl FnOnce(&mut Config),
+) -> RunningServer {
     let mut config: Config = common::config(data_dir, 1);
     config.agent = AgentKind::Hermes;
     config.hermes.base_url = url.to_string();
     config.hermes.api_key = key.to_string();
     config.model_stall = Duration::from_secs(60);
+    adjust(&mut config);
     serve(config).await.expect("gateway starts")
 }
 
@@ -67,6 +77,43 @@ async fn frames_until(client: &mut Client, done: impl Fn(&Value) -> bool) -> Vec
 
 fn of_type<'a>(frames: &'a [Value], ty: &str) -> Vec<&'a Value> {
     frames.iter().filter(|f| f["type"] == ty).collect()
+}
+
+/// Sends `text`, checks the approval request of its `rm -rf`, answers it
+/// with `choice` and returns the rest of the turn.
+async fn approval_turn(
+    client: &mut Client,
+    channel: &str,
+    text: &str,
+    id: &str,
+    choice: &str,
+) -> Vec<Value> {
+    client.send_message(channel, text, id).await;
+    let frames = frames_until(client, |f| f["type"] == "approval.request").await;
+    let request = frames.last().expect("the request");
+    let command = text.trim_start_matches("[fake-terminal] ");
+    assert_eq!(request["title"], "Run this command?");
+    assert_eq!(request["command"], command);
+    assert!(
+        request["description"]
+            .as_str()
+            .is_some_and(|d| d.contains("delete")),
+        "{request}"
+    );
+    // Hermes's `session` lasts for its run only, so it is not offered.
+    assert_eq!(request["choices"], json!(["once", "always", "deny"]));
+    let start = of_type(&frames, "tool.start");
+    assert_eq!(start.len(), 1, "{frames:#?}");
+    assert_eq!(start[0]["preview"], command);
+    client
+        .send(json!({
+            "type": "approval.respond",
+            "channel_id": channel,
+            "request_id": request["request_id"],
+            "choice": choice,
+        }))
+        .await;
+    rest_of_turn(client).await
 }
 
 /// The one commentary of a failed turn, which must start with ⚠️.
@@ -109,7 +156,7 @@ fn hermes_or_skip() -> Option<Hermes> {
 /// One Hermes for the whole story (it takes seconds to start): a turn with
 /// a tool call, the conversation kept across turns and gateway restarts,
 /// cancel stopping the run while the model streams and while a command
-/// runs, a failing model and a wrong key.
+/// runs, approvals of a dangerous command, a failing model and a wrong key.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn turns_through_real_hermes() {
     let Some(mut hermes) = hermes_or_skip() else {
@@ -239,7 +286,82 @@ async fn turns_through_real_hermes() {
         hermes.log()
     );
 
-    // 5. Hermes's model failing shows in the thread. Last: after a 401
+    // 5. A dangerous command waits for the user: denied, it does not run;
+    //    allowed once, it does; cancelled while asked, the turn ends.
+    let victim = hermes.workdir().join("victim");
+    std::fs::create_dir_all(&victim).expect("make the victim");
+    std::fs::write(victim.join("keep.txt"), "precious\n").expect("fill the victim");
+    let rm = format!("rm -rf {}", victim.display());
+    let ask = |id: &'static str| (format!("[fake-terminal] {rm}"), id);
+
+    let (text, id) = ask("a1");
+    let frames = approval_turn(&mut client, &channel, &text, id, "deny").await;
+    assert!(victim.exists(), "a denied rm ran\n{}", hermes.log());
+    let resolved = of_type(&frames, "approval.resolved");
+    assert_eq!(resolved.len(), 1, "{frames:#?}");
+    assert_eq!(resolved[0]["choice"], "deny");
+    let end = of_type(&frames, "tool.end");
+    assert_eq!(end.len(), 1, "{frames:#?}");
+    assert_eq!(
+        (&end[0]["name"], &end[0]["ok"], &end[0]["output_preview"]),
+        (&json!("terminal"), &json!(false), &json!("not run: denied"))
+    );
+    assert_eq!(
+        of_type(&frames, "message.stop")[0]["final_text"],
+        COMMAND_ANSWER
+    );
+
+    let (text, id) = ask("a2");
+    let frames = approval_turn(&mut client, &channel, &text, id, "once").await;
+    assert!(
+        !victim.exists(),
+        "an allowed rm did not run\n{}",
+        hermes.log()
+    );
+    assert_eq!(of_type(&frames, "approval.resolved")[0]["choice"], "once");
+    let end = of_type(&frames, "tool.end");
+    assert_eq!(
+        (&end[0]["ok"], &end[0]["output_preview"]),
+        (&json!(true), &json!(""))
+    );
+
+    std::fs::create_dir_all(&victim).expect("make the victim again");
+    let (text, id) = ask("a3");
+    client.send_message(&channel, &text, id).await;
+    frames_until(&mut client, |f| f["type"] == "approval.request").await;
+    let cancelled = Instant::now();
+    client
+        .send(json!({"type": "turn.cancel", "channel_id": channel}))
+        .await;
+    let frames = rest_of_turn(&mut client).await;
+    assert!(cancelled.elapsed() < Duration::from_secs(3));
+    assert_eq!(
+        of_type(&frames, "approval.resolved")[0]["choice"],
+        "cancelled"
+    );
+    assert!(victim.exists(), "a cancelled rm ran\n{}", hermes.log());
+
+    // Nobody answering in time is a denial.
+    gw.shutdown().await.expect("shutdown");
+    let gw = gateway_with(data.path(), &hermes.url(), hermes.key(), |c| {
+        c.approval_timeout = Duration::from_secs(2);
+    })
+    .await;
+    let mut client = Client::connect(&gw.ws_url(), None).await;
+    let (text, id) = ask("a4");
+    let frames = turn(&mut client, &channel, &text, id).await;
+    assert_eq!(
+        of_type(&frames, "approval.resolved")[0]["choice"],
+        "timeout"
+    );
+    let end = of_type(&frames, "tool.end");
+    assert_eq!(
+        (&end[0]["ok"], &end[0]["output_preview"]),
+        (&json!(false), &json!("not run: nobody answered in time"))
+    );
+    assert!(victim.exists(), "an unanswered rm ran\n{}", hermes.log());
+
+    // 6. Hermes's model failing shows in the thread. Last: after a 401
     //    Hermes stops asking that model.
     let frames = turn(&mut client, &channel, "[fake-401] Hello?", "h6").await;
     let note = failure_note(&frames);
@@ -248,7 +370,7 @@ async fn turns_through_real_hermes() {
         "{note}"
     );
 
-    // 6. A wrong key for Hermes itself.
+    // 7. A wrong key for Hermes itself.
     let other = tempfile::tempdir().expect("temp dir");
     let wrong = gateway(other.path(), &hermes.url(), "not-the-key-0123456789").await;
     let mut client = Client::connect(&wrong.ws_url(), None).await;

@@ -13,6 +13,7 @@
 
 use std::time::Duration;
 
+use aria_protocol::Choice;
 use reqwest::header::CONTENT_TYPE;
 use reqwest::{RequestBuilder, StatusCode};
 use serde_json::{json, Value};
@@ -25,7 +26,7 @@ use super::llm_turn::{next_event, show_failure, stop_bubble, LiveText};
 use super::openai_context;
 use super::turn::ToolHandle;
 use super::upstream::{EventStream, Failure, Server, Upstream};
-use super::{Agent, AgentFuture, Reply, ToolCall, ToolOutcome, Turn, TurnError};
+use super::{Agent, AgentFuture, ApprovalAsk, Reply, ToolCall, ToolOutcome, Turn, TurnError};
 use crate::config::{Config, DEFAULT_CONTEXT_CHARS};
 use crate::ids;
 
@@ -43,6 +44,8 @@ const MAX_JSON_BYTES: usize = 256 * 1024;
 const MAX_TRANSCRIPT_BYTES: usize = 8 * 1024 * 1024;
 /// How long stopping a run may take: the turn is already over.
 const STOP_TIMEOUT: Duration = Duration::from_secs(5);
+/// Hermes's default `approvals.timeout`, after which it denies by itself.
+const HERMES_APPROVAL_TIMEOUT: Duration = Duration::from_secs(60);
 /// The card of a call Hermes flags as failed: its run events say no more.
 const FAILED_CALL: &str = "failed (Hermes's run events give no details)";
 
@@ -269,16 +272,13 @@ impl HermesAgent {
                 duration,
                 failed,
             } => end_tool(turn, run, &name, duration, failed).await?,
-            HermesEvent::ApprovalRequest { command, .. } => {
-                // This gateway has no way to ask yet: deny, and say so.
-                self.answer_approval(turn, id, "deny").await?;
-                let shown = command.as_deref().unwrap_or("an action");
-                run.declined =
-                    Some("not run: denied (this gateway cannot ask for approval)".into());
-                turn.commentary(&format!(
-                    "Hermes asked to run `{shown}`; it was denied because this gateway cannot ask for approval yet."
-                ))
-                .await?;
+            HermesEvent::ApprovalRequest {
+                command,
+                description,
+                choices,
+            } => {
+                self.approve(turn, run, id, command, description, &choices)
+                    .await?
             }
             HermesEvent::Completed { .. } | HermesEvent::Failed(_) | HermesEvent::Cancelled => {}
             HermesEvent::Ignored => {}
@@ -286,22 +286,52 @@ impl HermesAgent {
         Ok(())
     }
 
-    /// Posts the answer to the run's pending approval. A 409 means Hermes
-    /// no longer waits (its own `approvals.timeout` passed): the run has
-    /// gone on without it.
-    async fn answer_approval(
+    /// Asks the user about the command the run waits on and posts the
+    /// answer; nobody answering in time is a denial. Cancelling the turn
+    /// meanwhile ends it (and [`HermesAgent::answer`] stops the run).
+    async fn approve(
         &self,
         turn: &mut Turn,
+        run: &mut Run,
         id: &str,
-        choice: &str,
+        command: Option<String>,
+        description: Option<String>,
+        choices: &[String],
     ) -> Result<(), Failure> {
+        let ask = ApprovalAsk {
+            title: "Run this command?".into(),
+            command,
+            description,
+            choices: offered(choices),
+        };
+        // Hermes stops waiting after its own `approvals.timeout`: asking
+        // for longer would take answers it no longer reads.
+        let timeout = turn.approval_timeout().min(HERMES_APPROVAL_TIMEOUT);
+        let choice = turn.ask_approval_within(ask, timeout).await?;
+        let (answer, declined) = match choice {
+            Choice::Once => ("once", None),
+            Choice::Session => ("session", None),
+            Choice::Always => ("always", None),
+            Choice::Timeout => ("deny", Some("not run: nobody answered in time")),
+            _ => ("deny", Some("not run: denied")),
+        };
+        run.declined = declined.map(str::to_string);
         let request = self.post(
             &format!("/v1/runs/{id}/approval"),
-            &json!({ "choice": choice }),
+            &json!({ "choice": answer }),
         )?;
         let response = self.upstream.send(turn, request).await?;
         if response.status() == StatusCode::CONFLICT {
-            tracing::warn!(run = id, "Hermes no longer waited for the approval");
+            // Nothing pending any more: Hermes's own timeout passed first
+            // and the command was denied.
+            run.declined = Some("not run: Hermes stopped waiting for the answer".into());
+            if declined.is_none() {
+                turn.commentary(
+                    "Hermes had stopped waiting for this answer (its approvals.timeout passed), \
+                     so the command was not run.",
+                )
+                .await?;
+            }
             return Ok(());
         }
         self.upstream.ensure_success(turn, response).await?;
@@ -453,6 +483,16 @@ async fn end_tool(
         None => turn.tool_end(tool, outcome).await?,
     }
     Ok(())
+}
+
+/// The choices of an approval request the gateway can offer: Hermes's
+/// `session` lasts for the run only, not the thread, so it is left out.
+fn offered(choices: &[String]) -> Vec<Choice> {
+    choices
+        .iter()
+        .filter_map(|c| serde_json::from_value::<Choice>(Value::String(c.clone())).ok())
+        .filter(|c| c.is_answer() && *c != Choice::Session)
+        .collect()
 }
 
 /// Ends the calls still running as failed, with `why`.

@@ -45,6 +45,11 @@ impl Turn {
         self.ask_approval_within(ask, timeout).await
     }
 
+    /// How long [`Turn::ask_approval`] waits (`--approval-timeout-secs`).
+    pub fn approval_timeout(&self) -> Duration {
+        self.approvals.timeout()
+    }
+
     /// [`Turn::ask_approval`] with its own timeout instead of
     /// `--approval-timeout-secs`.
     pub async fn ask_approval_within(
