@@ -280,8 +280,11 @@ impl HermesAgent {
                 self.approve(turn, run, id, command, description, &choices)
                     .await?
             }
-            HermesEvent::Completed { .. } | HermesEvent::Failed(_) | HermesEvent::Cancelled => {}
-            HermesEvent::Ignored => {}
+            // `converse` handles the run's endings.
+            HermesEvent::Completed { .. }
+            | HermesEvent::Failed(_)
+            | HermesEvent::Cancelled
+            | HermesEvent::Ignored => {}
         }
         Ok(())
     }

@@ -1,5 +1,6 @@
-//! Which Hermes session holds each channel's conversation, remembered in
-//! the gateway's database so it survives restarts.
+//! Which Hermes session each channel's runs are saved under (Hermes's
+//! transcript, its terminal's working state), remembered in the gateway's
+//! database so it survives restarts.
 //!
 //! The table belongs to the `hermes` agent alone, so it has its own
 //! connection to `aria.sqlite3` (WAL mode lets it write beside the outbox's
