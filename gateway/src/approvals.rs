@@ -38,7 +38,7 @@ pub enum Answer {
     Resolved,
     /// The request was resolved before: its `approval.resolved` again, for
     /// the asking device only.
-    Repeat(ServerFrame),
+    Repeat(Box<ServerFrame>),
     /// No such request in that channel.
     NotFound,
     /// The request is pending but did not offer that choice.
@@ -139,10 +139,10 @@ impl Approvals {
         }
         Ok(match store.find_approval(&respond.request_id)? {
             Some((channel_id, item)) if channel_id == respond.channel_id => {
-                Answer::Repeat(ServerFrame::ApprovalResolved(InChannel {
+                Answer::Repeat(Box::new(ServerFrame::ApprovalResolved(InChannel {
                     channel_id,
                     item,
-                }))
+                })))
             }
             _ => Answer::NotFound,
         })
@@ -238,10 +238,12 @@ mod tests {
             (item.seq, item.choice, item.device_id.as_deref()),
             (1, Choice::Once, Some("d1"))
         );
-        let Answer::Repeat(ServerFrame::ApprovalResolved(again)) =
-            answer(&mut store, respond("c1", "a1", Choice::Deny), "d2")
+        let Answer::Repeat(repeat) = answer(&mut store, respond("c1", "a1", Choice::Deny), "d2")
         else {
             panic!("not a repeat");
+        };
+        let ServerFrame::ApprovalResolved(again) = *repeat else {
+            panic!("not approval.resolved");
         };
         assert_eq!((again.channel_id.as_str(), again.item), ("c1", item));
         assert!(matches!(

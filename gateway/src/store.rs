@@ -557,6 +557,48 @@ mod tests {
         assert_eq!(item.seq, 2);
     }
 
+    fn approval(request_id: &str) -> ApprovalItem {
+        ApprovalItem {
+            seq: 0,
+            turn_id: Some("t1".into()),
+            request_id: request_id.into(),
+            title: "Run a shell command?".into(),
+            command: Some("rm -rf ./build".into()),
+            description: None,
+            choice: aria_protocol::Choice::Deny,
+            device_id: Some("d1".into()),
+            ts: now_ms(),
+        }
+    }
+
+    #[test]
+    fn approvals_are_logged_found_by_request_and_leave_the_preview() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        {
+            let mut store = Store::open(dir.path()).expect("open");
+            store.create_channel("c1", "One", false).expect("create");
+            store
+                .append("c1", user_message("hi", "k1"))
+                .expect("append");
+            let logged = store.append("c1", approval("a1")).expect("append");
+            assert_eq!(logged.seq, 2);
+            let channel = store.channel("c1").expect("channel");
+            assert_eq!(
+                (channel.last_seq, channel.preview.as_deref()),
+                (2, Some("hi"))
+            );
+        }
+        let mut store = Store::open(dir.path()).expect("reopen");
+        let (channel, found) = store.find_approval("a1").expect("query").expect("found");
+        assert_eq!((channel.as_str(), found.seq), ("c1", 2));
+        assert_eq!(found.command.as_deref(), Some("rm -rf ./build"));
+        assert!(store.find_approval("a2").expect("query").is_none());
+        let (items, _) = store.page("c1", &query(None, None, 10)).expect("page");
+        assert!(matches!(&items[1], HistoryItem::Approval(a) if a.request_id == "a1"));
+        store.delete_channel("c1").expect("delete");
+        assert!(store.find_approval("a1").expect("query").is_none());
+    }
+
     #[test]
     fn delete_removes_the_log() {
         let dir = tempfile::tempdir().expect("temp dir");
