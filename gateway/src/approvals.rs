@@ -86,21 +86,10 @@ impl Approvals {
         let Some(pending) = self.pending().remove(request_id) else {
             return Ok(None);
         };
-        let request = pending.request;
-        let item = ApprovalItem {
-            seq: 0,
-            turn_id: request.turn_id,
-            request_id: request.request_id,
-            title: request.title,
-            command: request.command,
-            description: request.description,
-            choice,
-            device_id,
-            ts: now_ms(),
-        };
-        let item = store.append(&request.channel_id, item)?;
+        let channel_id = pending.request.channel_id.clone();
+        let item = store.append(&channel_id, resolution(pending.request, choice, device_id))?;
         hub.publish(&ServerFrame::ApprovalResolved(InChannel {
-            channel_id: request.channel_id,
+            channel_id,
             item: item.clone(),
         }));
         // The turn may have stopped waiting (it was dropped): nothing to wake.
@@ -149,6 +138,21 @@ impl Approvals {
     }
 }
 
+/// The logged item (without its `seq` yet) of `request` resolved with `choice`.
+fn resolution(request: ApprovalRequest, choice: Choice, device_id: Option<String>) -> ApprovalItem {
+    ApprovalItem {
+        seq: 0,
+        turn_id: request.turn_id,
+        request_id: request.request_id,
+        title: request.title,
+        command: request.command,
+        description: request.description,
+        choice,
+        device_id,
+        ts: now_ms(),
+    }
+}
+
 /// The choices a request offers: `choices` in order, without duplicates or
 /// the gateway's own outcomes, always with `deny`.
 pub fn offered(choices: Vec<Choice>) -> Vec<Choice> {
@@ -165,10 +169,11 @@ pub fn offered(choices: Vec<Choice>) -> Vec<Choice> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn request(channel_id: &str, request_id: &str) -> ApprovalRequest {
+    /// A pending `rm -rf ./build` request of turn `t1`, for tests.
+    pub(crate) fn request(channel_id: &str, request_id: &str) -> ApprovalRequest {
         ApprovalRequest {
             channel_id: channel_id.into(),
             turn_id: Some("t1".into()),
@@ -179,6 +184,11 @@ mod tests {
             choices: vec![Choice::Once, Choice::Deny],
             ts: 1,
         }
+    }
+
+    /// Its resolution as logged (`seq` 0), for tests.
+    pub(crate) fn approval_item(request_id: &str, choice: Choice) -> ApprovalItem {
+        resolution(request("c1", request_id), choice, Some("d1".into()))
     }
 
     fn respond(channel_id: &str, request_id: &str, choice: Choice) -> ApprovalRespond {

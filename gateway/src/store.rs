@@ -304,20 +304,14 @@ impl Store {
         &self,
         client_msg_id: &str,
     ) -> Result<Option<(String, MessageItem)>, StoreError> {
-        let row: Option<(String, String)> = self
-            .conn
-            .query_row(
-                "SELECT channel_id, item FROM log WHERE client_msg_id = ?1",
-                [client_msg_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        let Some((channel_id, json)) = row else {
-            return Ok(None);
-        };
-        match HistoryItem::decode(&json)? {
-            HistoryItem::Message(item) => Ok(Some((channel_id, item))),
-            _ => Err(StoreError::Corrupt(format!(
+        let found = self.find_row(
+            "SELECT channel_id, item FROM log WHERE client_msg_id = ?1",
+            client_msg_id,
+        )?;
+        match found {
+            None => Ok(None),
+            Some((channel_id, HistoryItem::Message(item))) => Ok(Some((channel_id, item))),
+            Some(_) => Err(StoreError::Corrupt(format!(
                 "log row of client_msg_id {client_msg_id} is not a message"
             ))),
         }
@@ -328,25 +322,29 @@ impl Store {
         &self,
         request_id: &str,
     ) -> Result<Option<(String, ApprovalItem)>, StoreError> {
-        let row: Option<(String, String)> = self
-            .conn
-            .query_row(
-                "SELECT log.channel_id, log.item FROM approvals
-                 JOIN log ON log.channel_id = approvals.channel_id AND log.seq = approvals.seq
-                 WHERE approvals.request_id = ?1",
-                [request_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        let Some((channel_id, json)) = row else {
-            return Ok(None);
-        };
-        match HistoryItem::decode(&json)? {
-            HistoryItem::Approval(item) => Ok(Some((channel_id, item))),
-            _ => Err(StoreError::Corrupt(format!(
+        let found = self.find_row(
+            "SELECT log.channel_id, log.item FROM approvals
+             JOIN log ON log.channel_id = approvals.channel_id AND log.seq = approvals.seq
+             WHERE approvals.request_id = ?1",
+            request_id,
+        )?;
+        match found {
+            None => Ok(None),
+            Some((channel_id, HistoryItem::Approval(item))) => Ok(Some((channel_id, item))),
+            Some(_) => Err(StoreError::Corrupt(format!(
                 "log row of approval {request_id} is not an approval"
             ))),
         }
+    }
+
+    /// The channel and item of the one log row `sql` selects by `key`.
+    fn find_row(&self, sql: &str, key: &str) -> Result<Option<(String, HistoryItem)>, StoreError> {
+        let row: Option<(String, String)> = self
+            .conn
+            .query_row(sql, [key], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        row.map(|(channel_id, json)| Ok((channel_id, HistoryItem::decode(&json)?)))
+            .transpose()
     }
 
     /// One `history` page of a channel and its `has_more` flag.
@@ -431,6 +429,7 @@ fn channel_from_row(r: &Row<'_>) -> rusqlite::Result<Channel> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::approvals::tests::approval_item;
     use aria_protocol::{HistoryGet, Role};
 
     fn user_message(text: &str, client_msg_id: &str) -> MessageItem {
@@ -557,20 +556,6 @@ mod tests {
         assert_eq!(item.seq, 2);
     }
 
-    fn approval(request_id: &str) -> ApprovalItem {
-        ApprovalItem {
-            seq: 0,
-            turn_id: Some("t1".into()),
-            request_id: request_id.into(),
-            title: "Run a shell command?".into(),
-            command: Some("rm -rf ./build".into()),
-            description: None,
-            choice: aria_protocol::Choice::Deny,
-            device_id: Some("d1".into()),
-            ts: now_ms(),
-        }
-    }
-
     #[test]
     fn approvals_are_logged_found_by_request_and_leave_the_preview() {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -580,7 +565,8 @@ mod tests {
             store
                 .append("c1", user_message("hi", "k1"))
                 .expect("append");
-            let logged = store.append("c1", approval("a1")).expect("append");
+            let item = approval_item("a1", aria_protocol::Choice::Deny);
+            let logged = store.append("c1", item).expect("append");
             assert_eq!(logged.seq, 2);
             let channel = store.channel("c1").expect("channel");
             assert_eq!(
