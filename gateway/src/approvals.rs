@@ -38,7 +38,7 @@ pub enum Answer {
     Resolved,
     /// The request was resolved before: its `approval.resolved` again, for
     /// the asking device only.
-    Repeat(ServerFrame),
+    Repeat(Box<ServerFrame>),
     /// No such request in that channel.
     NotFound,
     /// The request is pending but did not offer that choice.
@@ -86,21 +86,10 @@ impl Approvals {
         let Some(pending) = self.pending().remove(request_id) else {
             return Ok(None);
         };
-        let request = pending.request;
-        let item = ApprovalItem {
-            seq: 0,
-            turn_id: request.turn_id,
-            request_id: request.request_id,
-            title: request.title,
-            command: request.command,
-            description: request.description,
-            choice,
-            device_id,
-            ts: now_ms(),
-        };
-        let item = store.append(&request.channel_id, item)?;
+        let channel_id = pending.request.channel_id.clone();
+        let item = store.append(&channel_id, resolution(pending.request, choice, device_id))?;
         hub.publish(&ServerFrame::ApprovalResolved(InChannel {
-            channel_id: request.channel_id,
+            channel_id,
             item: item.clone(),
         }));
         // The turn may have stopped waiting (it was dropped): nothing to wake.
@@ -139,13 +128,28 @@ impl Approvals {
         }
         Ok(match store.find_approval(&respond.request_id)? {
             Some((channel_id, item)) if channel_id == respond.channel_id => {
-                Answer::Repeat(ServerFrame::ApprovalResolved(InChannel {
+                Answer::Repeat(Box::new(ServerFrame::ApprovalResolved(InChannel {
                     channel_id,
                     item,
-                }))
+                })))
             }
             _ => Answer::NotFound,
         })
+    }
+}
+
+/// The logged item (without its `seq` yet) of `request` resolved with `choice`.
+fn resolution(request: ApprovalRequest, choice: Choice, device_id: Option<String>) -> ApprovalItem {
+    ApprovalItem {
+        seq: 0,
+        turn_id: request.turn_id,
+        request_id: request.request_id,
+        title: request.title,
+        command: request.command,
+        description: request.description,
+        choice,
+        device_id,
+        ts: now_ms(),
     }
 }
 
@@ -165,10 +169,11 @@ pub fn offered(choices: Vec<Choice>) -> Vec<Choice> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn request(channel_id: &str, request_id: &str) -> ApprovalRequest {
+    /// A pending `rm -rf ./build` request of turn `t1`, for tests.
+    pub(crate) fn request(channel_id: &str, request_id: &str) -> ApprovalRequest {
         ApprovalRequest {
             channel_id: channel_id.into(),
             turn_id: Some("t1".into()),
@@ -179,6 +184,11 @@ mod tests {
             choices: vec![Choice::Once, Choice::Deny],
             ts: 1,
         }
+    }
+
+    /// Its resolution as logged (`seq` 0), for tests.
+    pub(crate) fn approval_item(request_id: &str, choice: Choice) -> ApprovalItem {
+        resolution(request("c1", request_id), choice, Some("d1".into()))
     }
 
     fn respond(channel_id: &str, request_id: &str, choice: Choice) -> ApprovalRespond {
@@ -238,10 +248,12 @@ mod tests {
             (item.seq, item.choice, item.device_id.as_deref()),
             (1, Choice::Once, Some("d1"))
         );
-        let Answer::Repeat(ServerFrame::ApprovalResolved(again)) =
-            answer(&mut store, respond("c1", "a1", Choice::Deny), "d2")
+        let Answer::Repeat(repeat) = answer(&mut store, respond("c1", "a1", Choice::Deny), "d2")
         else {
             panic!("not a repeat");
+        };
+        let ServerFrame::ApprovalResolved(again) = *repeat else {
+            panic!("not approval.resolved");
         };
         assert_eq!((again.channel_id.as_str(), again.item), ("c1", item));
         assert!(matches!(

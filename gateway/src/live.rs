@@ -129,9 +129,8 @@ impl LiveTurns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aria_protocol::{
-        ApprovalItem, ChannelDeleted, Choice, InChannel, MessageStop, Role, ToolEnd,
-    };
+    use crate::approvals::tests::{approval_item, request};
+    use aria_protocol::{ChannelDeleted, Choice, InChannel, MessageStop, Role, ToolEnd};
     use serde_json::json;
 
     fn typing(on: bool) -> ServerFrame {
@@ -187,32 +186,13 @@ mod tests {
     }
 
     fn approval_request(request_id: &str) -> ServerFrame {
-        ServerFrame::ApprovalRequest(ApprovalRequest {
-            channel_id: "c1".into(),
-            turn_id: Some("t1".into()),
-            request_id: request_id.into(),
-            title: "Run a shell command?".into(),
-            command: Some("rm -rf ./build".into()),
-            description: None,
-            choices: vec![Choice::Once, Choice::Deny],
-            ts: 1,
-        })
+        ServerFrame::ApprovalRequest(request("c1", request_id))
     }
 
     fn approval_resolved(request_id: &str) -> ServerFrame {
         ServerFrame::ApprovalResolved(InChannel {
             channel_id: "c1".into(),
-            item: ApprovalItem {
-                seq: 4,
-                turn_id: Some("t1".into()),
-                request_id: request_id.into(),
-                title: "Run a shell command?".into(),
-                command: Some("rm -rf ./build".into()),
-                description: None,
-                choice: Choice::Once,
-                device_id: Some("d1".into()),
-                ts: 2,
-            },
+            item: approval_item(request_id, Choice::Once),
         })
     }
 

@@ -304,20 +304,14 @@ impl Store {
         &self,
         client_msg_id: &str,
     ) -> Result<Option<(String, MessageItem)>, StoreError> {
-        let row: Option<(String, String)> = self
-            .conn
-            .query_row(
-                "SELECT channel_id, item FROM log WHERE client_msg_id = ?1",
-                [client_msg_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        let Some((channel_id, json)) = row else {
-            return Ok(None);
-        };
-        match HistoryItem::decode(&json)? {
-            HistoryItem::Message(item) => Ok(Some((channel_id, item))),
-            _ => Err(StoreError::Corrupt(format!(
+        let found = self.find_row(
+            "SELECT channel_id, item FROM log WHERE client_msg_id = ?1",
+            client_msg_id,
+        )?;
+        match found {
+            None => Ok(None),
+            Some((channel_id, HistoryItem::Message(item))) => Ok(Some((channel_id, item))),
+            Some(_) => Err(StoreError::Corrupt(format!(
                 "log row of client_msg_id {client_msg_id} is not a message"
             ))),
         }
@@ -328,25 +322,29 @@ impl Store {
         &self,
         request_id: &str,
     ) -> Result<Option<(String, ApprovalItem)>, StoreError> {
-        let row: Option<(String, String)> = self
-            .conn
-            .query_row(
-                "SELECT log.channel_id, log.item FROM approvals
-                 JOIN log ON log.channel_id = approvals.channel_id AND log.seq = approvals.seq
-                 WHERE approvals.request_id = ?1",
-                [request_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        let Some((channel_id, json)) = row else {
-            return Ok(None);
-        };
-        match HistoryItem::decode(&json)? {
-            HistoryItem::Approval(item) => Ok(Some((channel_id, item))),
-            _ => Err(StoreError::Corrupt(format!(
+        let found = self.find_row(
+            "SELECT log.channel_id, log.item FROM approvals
+             JOIN log ON log.channel_id = approvals.channel_id AND log.seq = approvals.seq
+             WHERE approvals.request_id = ?1",
+            request_id,
+        )?;
+        match found {
+            None => Ok(None),
+            Some((channel_id, HistoryItem::Approval(item))) => Ok(Some((channel_id, item))),
+            Some(_) => Err(StoreError::Corrupt(format!(
                 "log row of approval {request_id} is not an approval"
             ))),
         }
+    }
+
+    /// The channel and item of the one log row `sql` selects by `key`.
+    fn find_row(&self, sql: &str, key: &str) -> Result<Option<(String, HistoryItem)>, StoreError> {
+        let row: Option<(String, String)> = self
+            .conn
+            .query_row(sql, [key], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        row.map(|(channel_id, json)| Ok((channel_id, HistoryItem::decode(&json)?)))
+            .transpose()
     }
 
     /// One `history` page of a channel and its `has_more` flag.
@@ -431,6 +429,7 @@ fn channel_from_row(r: &Row<'_>) -> rusqlite::Result<Channel> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::approvals::tests::approval_item;
     use aria_protocol::{HistoryGet, Role};
 
     fn user_message(text: &str, client_msg_id: &str) -> MessageItem {
@@ -555,6 +554,35 @@ mod tests {
             .append(&general.channel_id, user_message("b", "k2"))
             .expect("append");
         assert_eq!(item.seq, 2);
+    }
+
+    #[test]
+    fn approvals_are_logged_found_by_request_and_leave_the_preview() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        {
+            let mut store = Store::open(dir.path()).expect("open");
+            store.create_channel("c1", "One", false).expect("create");
+            store
+                .append("c1", user_message("hi", "k1"))
+                .expect("append");
+            let item = approval_item("a1", aria_protocol::Choice::Deny);
+            let logged = store.append("c1", item).expect("append");
+            assert_eq!(logged.seq, 2);
+            let channel = store.channel("c1").expect("channel");
+            assert_eq!(
+                (channel.last_seq, channel.preview.as_deref()),
+                (2, Some("hi"))
+            );
+        }
+        let mut store = Store::open(dir.path()).expect("reopen");
+        let (channel, found) = store.find_approval("a1").expect("query").expect("found");
+        assert_eq!((channel.as_str(), found.seq), ("c1", 2));
+        assert_eq!(found.command.as_deref(), Some("rm -rf ./build"));
+        assert!(store.find_approval("a2").expect("query").is_none());
+        let (items, _) = store.page("c1", &query(None, None, 10)).expect("page");
+        assert!(matches!(&items[1], HistoryItem::Approval(a) if a.request_id == "a1"));
+        store.delete_channel("c1").expect("delete");
+        assert!(store.find_approval("a1").expect("query").is_none());
     }
 
     #[test]

@@ -37,6 +37,16 @@ async fn ask(client: &mut Client, channel: &str, text: &str, key: &str) -> Vec<V
     client.until(|f| f["type"] == "approval.request").await
 }
 
+/// A fast demo gateway, device "phone" in a new channel `title`, and the
+/// frames of its `/demo approval` up to the pending request.
+async fn pending(title: &str) -> (Gateway, Client, String, Vec<Value>) {
+    let gw = Gateway::start(1).await;
+    let mut client = device(&gw, "phone").await;
+    let channel = client.create_channel(title).await;
+    let frames = ask(&mut client, &channel, "/demo approval", "k1").await;
+    (gw, client, channel, frames)
+}
+
 /// The approval items of a channel's newest history page.
 async fn logged_approvals(client: &mut Client, channel: &str) -> Vec<Value> {
     let page = client.history(json!({"channel_id": channel})).await;
@@ -134,10 +144,7 @@ async fn allowed_request_runs_the_tool_and_every_device_sees_who_answered() {
 
 #[tokio::test]
 async fn denied_request_does_not_run_the_tool() {
-    let gw = Gateway::start(1).await;
-    let mut client = device(&gw, "phone").await;
-    let channel = client.create_channel("Deny").await;
-    let frames = ask(&mut client, &channel, "/demo approval", "k1").await;
+    let (_gw, mut client, channel, frames) = pending("Deny").await;
     let request = frames.last().expect("request").clone();
     client
         .send(respond(&channel, &request["request_id"], "deny"))
@@ -164,11 +171,8 @@ async fn denied_request_does_not_run_the_tool() {
 
 #[tokio::test]
 async fn unknown_foreign_and_not_offered_answers_are_errors() {
-    let gw = Gateway::start(1).await;
-    let mut client = device(&gw, "phone").await;
-    let channel = client.create_channel("Errors").await;
+    let (_gw, mut client, channel, frames) = pending("Errors").await;
     let other = client.create_channel("Other").await;
-    let frames = ask(&mut client, &channel, "/demo approval", "k1").await;
     let request_id = frames.last().expect("request")["request_id"].clone();
 
     client
@@ -209,10 +213,7 @@ async fn unknown_foreign_and_not_offered_answers_are_errors() {
 
 #[tokio::test]
 async fn joining_device_gets_the_pending_request_after_the_turn_state() {
-    let gw = Gateway::start(1).await;
-    let mut phone = device(&gw, "phone").await;
-    let channel = phone.create_channel("Join").await;
-    let frames = ask(&mut phone, &channel, "/demo approval", "k1").await;
+    let (gw, mut phone, channel, frames) = pending("Join").await;
     let request = frames.last().expect("request").clone();
     let start = of_type(&frames, "tool.start")[0].clone();
 
@@ -288,10 +289,7 @@ async fn approval_timeout_scenario_gives_up_after_a_few_seconds() {
 
 #[tokio::test]
 async fn cancel_while_pending_resolves_the_request_as_cancelled() {
-    let gw = Gateway::start(1).await;
-    let mut client = device(&gw, "phone").await;
-    let channel = client.create_channel("Cancel").await;
-    let frames = ask(&mut client, &channel, "/demo approval", "k1").await;
+    let (_gw, mut client, channel, frames) = pending("Cancel").await;
     let request = frames.last().expect("request").clone();
     let index = of_type(&frames, "tool.start")[0]["index"].clone();
 
@@ -342,10 +340,7 @@ async fn cancel_while_pending_resolves_the_request_as_cancelled() {
 
 #[tokio::test]
 async fn session_answer_is_remembered_for_the_thread_only() {
-    let gw = Gateway::start(1).await;
-    let mut client = device(&gw, "phone").await;
-    let channel = client.create_channel("Session").await;
-    let frames = ask(&mut client, &channel, "/demo approval", "k1").await;
+    let (_gw, mut client, channel, frames) = pending("Session").await;
     let request_id = frames.last().expect("request")["request_id"].clone();
     client.send(respond(&channel, &request_id, "session")).await;
     client.until_turn_ends().await;
@@ -402,10 +397,7 @@ async fn shutdown_resolves_pending_requests_as_cancelled() {
 
 #[tokio::test]
 async fn deleting_the_channel_drops_its_pending_request() {
-    let gw = Gateway::start(1).await;
-    let mut client = device(&gw, "phone").await;
-    let channel = client.create_channel("Doomed").await;
-    let frames = ask(&mut client, &channel, "/demo approval", "k1").await;
+    let (_gw, mut client, channel, frames) = pending("Doomed").await;
     let request_id = frames.last().expect("request")["request_id"].clone();
     client
         .send(json!({"type": "channel.delete", "channel_id": channel}))

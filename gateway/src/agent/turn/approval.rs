@@ -138,3 +138,86 @@ impl Turn {
 fn lost() -> TurnError {
     TurnError::Failed("The gateway could not log the approval's outcome.".into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::approvals::Approvals;
+    use crate::history::{Anchor, PageQuery};
+    use crate::outbox::Outbox;
+    use crate::store::Store;
+    use aria_protocol::{HistoryItem, Ready};
+    use tokio::sync::watch;
+
+    fn ask() -> ApprovalAsk {
+        ApprovalAsk {
+            title: "Run a shell command?".into(),
+            command: Some("rm -rf ./build".into()),
+            description: None,
+            choices: vec![Choice::Once],
+        }
+    }
+
+    #[tokio::test]
+    async fn a_request_left_waiting_by_a_failed_turn_is_cancelled() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open(dir.path()).expect("store");
+        store.create_channel("c1", "One", false).expect("channel");
+        let outbox = Arc::new(Outbox::new(store));
+        let ready = ServerFrame::Ready(Ready {
+            protocol: 1,
+            server: "test".into(),
+            device_id: "d".into(),
+            channels: vec![],
+        });
+        let (_conn, mut frames) = outbox.hub().join(&ready).expect("open hub");
+        let approvals = Arc::new(Approvals::new(Duration::from_secs(60)));
+        let (_cancel, cancelled) = watch::channel(false);
+        let mut turn = Turn::begin(Arc::clone(&outbox), approvals, "c1".into(), cancelled);
+
+        // The agent stops waiting (say its upstream failed meanwhile).
+        let waiting = tokio::time::timeout(Duration::from_millis(50), turn.ask_approval(ask()));
+        assert!(waiting.await.is_err(), "nobody answered");
+        turn.finish(Err(TurnError::Failed("upstream gone".into())))
+            .await;
+
+        let sent: Vec<ServerFrame> = std::iter::from_fn(|| frames.try_recv().ok())
+            .map(|text| ServerFrame::decode(&text).expect("frame"))
+            .collect();
+        let request = sent.iter().find_map(|f| match f {
+            ServerFrame::ApprovalRequest(r) => Some(r),
+            _ => None,
+        });
+        assert_eq!(
+            request.map(|r| r.choices.clone()),
+            Some(vec![Choice::Once, Choice::Deny]),
+            "deny is always offered"
+        );
+        let resolved: Vec<&ApprovalItem> = sent
+            .iter()
+            .filter_map(|f| match f {
+                ServerFrame::ApprovalResolved(r) => Some(&r.item),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(resolved.len(), 1);
+        assert_eq!(
+            (resolved[0].choice, resolved[0].device_id.clone()),
+            (Choice::Cancelled, None)
+        );
+        assert!(matches!(sent.last(), Some(ServerFrame::Typing(t)) if !t.on));
+
+        let query = PageQuery {
+            anchor: Anchor::Newest,
+            limit: 10,
+        };
+        let (items, _) = outbox
+            .run(move |store, _| store.page("c1", &query))
+            .await
+            .expect("page");
+        assert!(
+            matches!(&items[..], [HistoryItem::Approval(a)] if a.choice == Choice::Cancelled),
+            "{items:?}"
+        );
+    }
+}
