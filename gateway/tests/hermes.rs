@@ -53,6 +53,17 @@ async fn rest_of_turn(client: &mut Client) -> Vec<Value> {
     frames_until(client, |f| f["type"] == "typing" && f["on"] == false).await
 }
 
+/// Cancels the running turn; returns its last frames, which come at once.
+async fn cancel(client: &mut Client, channel: &str) -> Vec<Value> {
+    let cancelled = Instant::now();
+    client
+        .send(json!({"type": "turn.cancel", "channel_id": channel}))
+        .await;
+    let frames = rest_of_turn(client).await;
+    assert!(cancelled.elapsed() < Duration::from_secs(3), "{frames:#?}");
+    frames
+}
+
 /// The frames up to and including the first that `done` accepts, waiting
 /// as long as Hermes needs.
 async fn frames_until(client: &mut Client, done: impl Fn(&Value) -> bool) -> Vec<Value> {
@@ -247,12 +258,7 @@ async fn turns_through_real_hermes() {
     client
         .until(|f| f["type"] == "message.update" && f["text"] == "Thinking hard")
         .await;
-    let cancelled = Instant::now();
-    client
-        .send(json!({"type": "turn.cancel", "channel_id": channel}))
-        .await;
-    let frames = rest_of_turn(&mut client).await;
-    assert!(cancelled.elapsed() < Duration::from_secs(3));
+    let frames = cancel(&mut client, &channel).await;
     assert_eq!(
         of_type(&frames, "message.stop")[0]["final_text"],
         "Thinking hard"
@@ -271,10 +277,7 @@ async fn turns_through_real_hermes() {
         .await;
     frames_until(&mut client, |f| f["type"] == "tool.start").await;
     let asked = model.completions().len();
-    client
-        .send(json!({"type": "turn.cancel", "channel_id": channel}))
-        .await;
-    let frames = rest_of_turn(&mut client).await;
+    let frames = cancel(&mut client, &channel).await;
     let end = of_type(&frames, "tool.end");
     assert_eq!(end.len(), 1, "{frames:#?}");
     assert_eq!(end[0]["ok"], false);
@@ -329,12 +332,7 @@ async fn turns_through_real_hermes() {
     let (text, id) = ask("a3");
     client.send_message(&channel, &text, id).await;
     frames_until(&mut client, |f| f["type"] == "approval.request").await;
-    let cancelled = Instant::now();
-    client
-        .send(json!({"type": "turn.cancel", "channel_id": channel}))
-        .await;
-    let frames = rest_of_turn(&mut client).await;
-    assert!(cancelled.elapsed() < Duration::from_secs(3));
+    let frames = cancel(&mut client, &channel).await;
     assert_eq!(
         of_type(&frames, "approval.resolved")[0]["choice"],
         "cancelled"

@@ -218,30 +218,17 @@ impl HermesAgent {
             "session_id": session,
             "conversation_history": messages,
         });
-        let response = self
-            .upstream
-            .open(turn, self.post("/v1/runs", &body)?)
+        let id = self
+            .read_string(turn, self.post("/v1/runs", &body)?, "/run_id")
             .await?;
-        let body = self
-            .upstream
-            .read_body(turn, response, MAX_JSON_BYTES)
-            .await?;
-        serde_json::from_slice::<Value>(&body)
-            .ok()
-            .and_then(|v| Some(v.get("run_id")?.as_str()?.to_string()))
-            // The id goes into URL paths.
-            .filter(|id| {
-                !id.is_empty()
-                    && id
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-            })
-            .ok_or_else(|| {
-                Failure::Server(format!(
-                    "Hermes answered the new run without a usable run id: {}",
-                    String::from_utf8_lossy(&body)
-                ))
-            })
+        // The id goes into URL paths.
+        id.filter(|id| {
+            !id.is_empty()
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        })
+        .ok_or_else(|| Failure::Server("Hermes started the run without a usable run id.".into()))
     }
 
     /// Acts on one event of a run still going.
@@ -444,16 +431,27 @@ impl HermesAgent {
 
     async fn ask_model(&self, turn: &mut Turn) -> Result<String, Failure> {
         let request = self.get("/v1/models")?.timeout(Duration::from_secs(10));
+        self.read_string(turn, request, "/data/0/id")
+            .await?
+            .filter(|m| !m.is_empty())
+            .ok_or_else(|| Failure::Server("no model in Hermes's /v1/models".into()))
+    }
+
+    /// The string at `pointer` of a small JSON answer to `request`.
+    async fn read_string(
+        &self,
+        turn: &mut Turn,
+        request: RequestBuilder,
+        pointer: &str,
+    ) -> Result<Option<String>, Failure> {
         let response = self.upstream.open(turn, request).await?;
         let body = self
             .upstream
             .read_body(turn, response, MAX_JSON_BYTES)
             .await?;
-        serde_json::from_slice::<Value>(&body)
+        Ok(serde_json::from_slice::<Value>(&body)
             .ok()
-            .and_then(|v| Some(v.pointer("/data/0/id")?.as_str()?.to_string()))
-            .filter(|m| !m.is_empty())
-            .ok_or_else(|| Failure::Server("no model in Hermes's /v1/models".into()))
+            .and_then(|v| Some(v.pointer(pointer)?.as_str()?.to_string())))
     }
 }
 
@@ -501,12 +499,7 @@ fn offered(choices: &[String]) -> Vec<Choice> {
 /// Ends the calls still running as failed, with `why`.
 async fn end_open_tools(turn: &mut Turn, run: &mut Run, why: &str) -> Result<(), TurnError> {
     for (_, tool) in run.tools.drain(..) {
-        let outcome = ToolOutcome {
-            ok: false,
-            output_preview: why.to_string(),
-            output: None,
-        };
-        turn.tool_end(tool, outcome).await?;
+        turn.tool_end(tool, ToolOutcome::failed(why)).await?;
     }
     Ok(())
 }

@@ -153,12 +153,7 @@ impl OpenAiAgent {
         }
         for call in calls {
             let handle = turn.tool_start(call)?;
-            let outcome = ToolOutcome {
-                ok: false,
-                output_preview: NOT_RUN.into(),
-                output: None,
-            };
-            turn.tool_end(handle, outcome).await?;
+            turn.tool_end(handle, ToolOutcome::failed(NOT_RUN)).await?;
         }
         Ok(())
     }

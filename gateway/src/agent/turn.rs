@@ -68,6 +68,17 @@ pub struct ToolOutcome {
     pub output: Option<String>,
 }
 
+impl ToolOutcome {
+    /// A call that failed or never ran, with `why` as its preview.
+    pub fn failed(why: impl Into<String>) -> Self {
+        Self {
+            ok: false,
+            output_preview: why.into(),
+            output: None,
+        }
+    }
+}
+
 /// A tool call that has started; [`Turn::tool_end`] consumes it.
 #[derive(Debug)]
 #[must_use = "a started tool call should end with Turn::tool_end"]
@@ -445,11 +456,7 @@ impl Turn {
         if let Err(reason) = outcome {
             let open: Vec<u32> = self.tools.keys().copied().collect();
             for index in open {
-                let failed = ToolOutcome {
-                    ok: false,
-                    output_preview: reason.to_string(),
-                    output: None,
-                };
+                let failed = ToolOutcome::failed(reason.to_string());
                 self.log_tool_end(index, failed, None).await?;
             }
         }
