@@ -24,7 +24,7 @@ mod hermes;
 
 use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use fake_model::{FakeModel, TOOL_ANSWER};
 use hermes::Hermes;
