@@ -309,4 +309,10 @@ async fn cancel_aborts_the_request() {
     );
     assert!(of_type(&frames, "error").is_empty(), "{frames:#?}");
     assert!(of_type(&frames, "commentary").is_empty());
+    // The turn really stopped: the request to the model was dropped.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while model.hang_ups() == 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(model.hang_ups(), 1, "the model server saw the hang-up");
 }

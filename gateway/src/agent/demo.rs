@@ -336,9 +336,7 @@ impl DemoAgent {
         self.answer(turn, user_text, texts::XSS_ANSWER, reasoning)
             .await
     }
-}
 
-impl DemoAgent {
     /// `/demo approval` (`timeout: None`: the gateway's) and `/demo
     /// approval-timeout`: a dangerous command shown as a tool card waits for
     /// the user's permission and runs only if allowed.

@@ -14,7 +14,7 @@
 //! | `fake-tool` | a `read_file` call of the note (args in pieces), usage; once the request's last message is the tool's result, [`TOOL_ANSWER`] |
 //! | `fake-401`, `fake-429`, `fake-500` | that HTTP status with an OpenAI-style error body |
 //! | `fake-disconnect` | two content pieces, then the connection drops mid-body |
-//! | `fake-stall` | "Thinking hard" in two pieces, then silence for an hour |
+//! | `fake-stall` | "Thinking hard" in two pieces, then silence for an hour or until the client hangs up ([`FakeModel::hang_ups`]) |
 //! | `fake-terminal` | a `terminal` call of the command written after the tag (`[fake-terminal] ls -l`), usage; once the request's last message is the tool's result, [`COMMAND_ANSWER`] |
 //!
 //! A request with `"stream": false` gets [`TITLE_ANSWER`] as one JSON
@@ -28,6 +28,7 @@
 #![allow(dead_code)] // each test binary uses a different part of it
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -69,6 +70,7 @@ pub struct Received {
 pub struct FakeModel {
     addr: SocketAddr,
     received: Arc<Mutex<Vec<Received>>>,
+    hang_ups: Arc<AtomicUsize>,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -84,10 +86,12 @@ impl Drop for FakeModel {
     }
 }
 
-/// What the `fake-tool` script asks `read_file` to read.
 #[derive(Debug, Clone)]
 struct Settings {
+    /// What the `fake-tool` script asks `read_file` to read.
     note_path: String,
+    /// `fake-stall` streams the client closed.
+    hang_ups: Arc<AtomicUsize>,
 }
 
 impl FakeModel {
@@ -105,8 +109,10 @@ impl FakeModel {
             .set_nonblocking(true)
             .expect("non-blocking listener");
         let received = Arc::<Mutex<Vec<Received>>>::default();
+        let hang_ups = Arc::<AtomicUsize>::default();
         let settings = Arc::new(Settings {
             note_path: note_path.to_string(),
+            hang_ups: Arc::clone(&hang_ups),
         });
         let log = Arc::clone(&received);
         let (stop, stopped) = oneshot::channel::<()>();
@@ -127,6 +133,7 @@ impl FakeModel {
         Self {
             addr,
             received,
+            hang_ups,
             stop: Some(stop),
             thread: Some(thread),
         }
@@ -147,6 +154,12 @@ impl FakeModel {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    /// How many `fake-stall` streams the client closed during the silence
+    /// (a cancelled turn must drop its request, not just stop showing it).
+    pub fn hang_ups(&self) -> usize {
+        self.hang_ups.load(Ordering::SeqCst)
     }
 
     /// The bodies of the chat completion requests so far.
@@ -362,7 +375,15 @@ async fn complete(
             sse.delta(json!({"role": "assistant", "content": "Thinking"}))
                 .await?;
             sse.delta(json!({"content": " hard"})).await?;
-            tokio::time::sleep(Duration::from_secs(3600)).await;
+            // The client sends nothing more: a read ends only when it hangs up.
+            let mut byte = [0u8; 1];
+            let silence = Duration::from_secs(3600);
+            if let Ok(Ok(0) | Err(_)) =
+                tokio::time::timeout(silence, sse.stream.read(&mut byte)).await
+            {
+                settings.hang_ups.fetch_add(1, Ordering::SeqCst);
+                return Ok(());
+            }
         }
         _ => sse.answer(Some(CHAT_REASONING), CHAT_ANSWER).await?,
     }
