@@ -90,8 +90,13 @@ mod tests {
                 react(&approval(), false, notifications, "T"),
                 Reaction::default()
             );
-            let ended = Alert::TurnEnded { channel: "c1".into() };
-            assert_eq!(react(&ended, false, notifications, "T"), Reaction::default());
+            let ended = Alert::TurnEnded {
+                channel: "c1".into(),
+            };
+            assert_eq!(
+                react(&ended, false, notifications, "T"),
+                Reaction::default()
+            );
         }
     }
 
@@ -115,7 +120,14 @@ mod tests {
                 channel: "c1".into(),
             })
         );
-        let ended = react(&Alert::TurnEnded { channel: "c2".into() }, true, true, "  ");
+        let ended = react(
+            &Alert::TurnEnded {
+                channel: "c2".into(),
+            },
+            true,
+            true,
+            "  ",
+        );
         assert_eq!(
             ended.notify,
             Some(SystemNotice {

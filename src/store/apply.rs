@@ -2,11 +2,11 @@
 //! frames out of order, repeated or about unknown ids: the worst a bad frame
 //! can do is be ignored.
 
+use super::approval::{answered_elsewhere, end_waiting, resolved_row};
 use super::channel::{ChannelState, PageRequest};
 use super::row::{
     message_key, send_key, tool_key, Answer, Row, RowBody, SendState, ToolCall, ToolState,
 };
-use super::approval::{answered_elsewhere, end_waiting, resolved_row};
 use super::timeline::Upsert;
 use super::turn::{Turn, WorkEvent};
 use super::{Alert, Change, Effect, Store, NEW_THREAD};
@@ -370,7 +370,12 @@ impl Store {
 
     /// The turn a frame belongs to, starting one if needed. Gateways that
     /// send no `turn_id` get one made up that lasts until typing stops.
-    pub(super) fn ensure_turn(&mut self, channel: &str, turn_id: Option<&str>, now_ms: f64) -> Option<String> {
+    pub(super) fn ensure_turn(
+        &mut self,
+        channel: &str,
+        turn_id: Option<&str>,
+        now_ms: f64,
+    ) -> Option<String> {
         let c = self.channels.get_mut(channel)?;
         match (turn_id, &mut c.turn) {
             (Some(id), Some(t)) if t.id == id => {
@@ -682,7 +687,12 @@ impl Store {
 
     /// Shows a logged row and keeps the channel's bookkeeping: last seq,
     /// preview, unread count, and gap detection.
-    pub(super) fn put_logged(&mut self, channel: &str, row: Row, counts_unread: bool) -> Vec<Effect> {
+    pub(super) fn put_logged(
+        &mut self,
+        channel: &str,
+        row: Row,
+        counts_unread: bool,
+    ) -> Vec<Effect> {
         let active = self.active.as_deref() == Some(channel);
         let Some(c) = self.channels.get_mut(channel) else {
             return Vec::new();

@@ -33,11 +33,13 @@ impl Store {
         }
         approval.state = ApprovalState::Pending { answering: true };
         self.changes.push(Change::Row(channel.to_string(), key));
-        vec![Effect::Send(ClientFrame::ApprovalRespond(ApprovalRespond {
-            channel_id: channel.to_string(),
-            request_id: request_id.to_string(),
-            choice,
-        }))]
+        vec![Effect::Send(ClientFrame::ApprovalRespond(
+            ApprovalRespond {
+                channel_id: channel.to_string(),
+                request_id: request_id.to_string(),
+                choice,
+            },
+        ))]
     }
 
     /// A request, new or re-sent after a reconnect (the same id changes
@@ -53,7 +55,8 @@ impl Store {
         match approval_mut(c, &key) {
             Some(a) if a.state == ApprovalState::Unanswered => {
                 a.state = ApprovalState::Pending { answering: false };
-                self.changes.push(Change::Row(r.channel_id.clone(), key.clone()));
+                self.changes
+                    .push(Change::Row(r.channel_id.clone(), key.clone()));
             }
             Some(_) => return,
             None => {
@@ -89,7 +92,11 @@ impl Store {
     }
 
     /// `approval.resolved`: the request (if shown) becomes its logged row.
-    pub(super) fn on_approval_resolved(&mut self, channel: &str, item: ApprovalItem) -> Vec<Effect> {
+    pub(super) fn on_approval_resolved(
+        &mut self,
+        channel: &str,
+        item: ApprovalItem,
+    ) -> Vec<Effect> {
         let elsewhere = answered_elsewhere(&self.device_id, &item);
         let Some(c) = self.channels.get_mut(channel) else {
             return Vec::new();
@@ -112,7 +119,11 @@ impl Store {
                 .map(|c| c.meta.channel_id.clone()),
         };
         if let Some(id) = channel {
-            if let Some(a) = self.channels.get_mut(&id).and_then(|c| approval_mut(c, &key)) {
+            if let Some(a) = self
+                .channels
+                .get_mut(&id)
+                .and_then(|c| approval_mut(c, &key))
+            {
                 if a.state == (ApprovalState::Pending { answering: true }) {
                     a.state = ApprovalState::Pending { answering: false };
                     self.changes.push(Change::Row(id, key));

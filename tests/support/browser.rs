@@ -430,8 +430,14 @@ impl Browser {
         let body = json!({"descriptor": {"name": name}, "state": state});
         match http_json(self.driver.port, "POST", &path, Some(&body)).await {
             Ok(v) if v["value"].is_null() => {}
-            Ok(v) => self.fail(&format!("cannot set permission {name}: {v}")).await,
-            Err(e) => self.fail(&format!("cannot set permission {name}: {e}")).await,
+            Ok(v) => {
+                self.fail(&format!("cannot set permission {name}: {v}"))
+                    .await
+            }
+            Err(e) => {
+                self.fail(&format!("cannot set permission {name}: {e}"))
+                    .await
+            }
         }
     }
 

@@ -560,7 +560,10 @@ fn answer(
             for request_id in pending {
                 resolve(st, &request_id, "cancelled", None);
             }
-            broadcast(st, json!({"type": "typing", "channel_id": channel, "on": false}));
+            broadcast(
+                st,
+                json!({"type": "typing", "channel_id": channel, "on": false}),
+            );
         }
         "ping" => reply(json!({"type": "pong", "t": frame["t"]})),
         "channel.list" => reply(json!({"type": "channel.list", "channels": st.channels})),
@@ -668,7 +671,10 @@ fn resolve(st: &mut State, request_id: &str, choice: &str, device: Option<String
         return;
     };
     let request = st.approvals[i].0.clone();
-    let channel = request["channel_id"].as_str().unwrap_or_default().to_string();
+    let channel = request["channel_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     let seq = next_seq(st, &channel);
     let mut item = json!({"type": "approval", "seq": seq, "request_id": request_id,
         "turn_id": request["turn_id"], "title": request["title"], "choice": choice, "ts": now_ms()});
@@ -680,7 +686,10 @@ fn resolve(st: &mut State, request_id: &str, choice: &str, device: Option<String
     if let Some(d) = device {
         item["device_id"] = json!(d);
     }
-    st.logs.entry(channel.clone()).or_default().push(item.clone());
+    st.logs
+        .entry(channel.clone())
+        .or_default()
+        .push(item.clone());
     if let Some(c) = st.channels.iter_mut().find(|c| c["channel_id"] == channel) {
         c["last_seq"] = json!(seq);
     }

@@ -29,6 +29,9 @@ fn approval<'a>(s: &'a Store, id: &str) -> &'a Approval {
     }
 }
 
+const OPEN: ApprovalState = ApprovalState::Pending { answering: false };
+const ANSWERING: ApprovalState = ApprovalState::Pending { answering: true };
+
 fn waiting(s: &Store) -> usize {
     s.channel("c1").map_or(0, |c| c.waiting.len())
 }
@@ -66,10 +69,18 @@ fn a_request_waits_in_its_turn_with_the_known_choices_in_order() {
     let (s, effects) = turn_waiting(json!(["deny", "sudo", "once", "timeout", "once", "always"]));
     let a = approval(&s, "r1");
     assert_eq!(a.choices, vec![Choice::Deny, Choice::Once, Choice::Always]);
-    assert_eq!(a.state, ApprovalState::Pending { answering: false });
+    assert_eq!(a.state, OPEN);
     assert_eq!(
-        (a.title.as_str(), a.command.as_deref(), a.description.as_deref()),
-        ("Run a shell command?", Some("rm -rf build"), Some("recursive delete"))
+        (
+            a.title.as_str(),
+            a.command.as_deref(),
+            a.description.as_deref()
+        ),
+        (
+            "Run a shell command?",
+            Some("rm -rf build"),
+            Some("recursive delete")
+        )
     );
     assert_eq!(
         texts(&s, "c1"),
@@ -82,7 +93,10 @@ fn a_request_waits_in_its_turn_with_the_known_choices_in_order() {
     let row = s.row("c1", "a:r1").unwrap();
     assert_eq!((row.seq, row.turn.as_deref()), (None, Some("t1")));
     assert_eq!(waiting(&s), 1);
-    assert!(sent(&effects).is_empty(), "the store never answers by itself");
+    assert!(
+        sent(&effects).is_empty(),
+        "the store never answers by itself"
+    );
     assert_eq!(
         alerts(&effects),
         vec![Alert::Approval {
@@ -103,7 +117,7 @@ fn a_re_sent_request_changes_nothing_and_alerts_once() {
     assert_eq!(waiting(&s), 1);
     assert_eq!(
         approval(&s, "r1").state,
-        ApprovalState::Pending { answering: true },
+        ANSWERING,
         "a re-send keeps this device's answer in flight"
     );
 }
@@ -111,24 +125,34 @@ fn a_re_sent_request_changes_nothing_and_alerts_once() {
 #[test]
 fn an_answer_is_sent_once_and_only_for_an_offered_choice() {
     let (mut s, _) = turn_waiting(json!(["once", "deny"]));
-    assert!(s.respond("c1", "r1", Choice::Always).is_empty(), "not offered");
+    assert!(
+        s.respond("c1", "r1", Choice::Always).is_empty(),
+        "not offered"
+    );
     assert!(s.respond("c1", "r1", Choice::Other).is_empty());
-    assert!(s.respond("c1", "nope", Choice::Once).is_empty(), "unknown request");
-    assert!(s.respond("c2", "r1", Choice::Once).is_empty(), "other thread");
+    assert!(
+        s.respond("c1", "nope", Choice::Once).is_empty(),
+        "unknown request"
+    );
+    assert!(
+        s.respond("c2", "r1", Choice::Once).is_empty(),
+        "other thread"
+    );
     let first = s.respond("c1", "r1", Choice::Deny);
     assert_eq!(
         sent(&first),
-        vec![ClientFrame::ApprovalRespond(crate::protocol::ApprovalRespond {
-            channel_id: "c1".into(),
-            request_id: "r1".into(),
-            choice: Choice::Deny,
-        })]
+        vec![ClientFrame::ApprovalRespond(
+            crate::protocol::ApprovalRespond {
+                channel_id: "c1".into(),
+                request_id: "r1".into(),
+                choice: Choice::Deny,
+            }
+        )]
     );
-    assert_eq!(
-        approval(&s, "r1").state,
-        ApprovalState::Pending { answering: true }
-    );
-    assert!(s.take_changes().contains(&Change::Row("c1".into(), "a:r1".into())));
+    assert_eq!(approval(&s, "r1").state, ANSWERING);
+    assert!(s
+        .take_changes()
+        .contains(&Change::Row("c1".into(), "a:r1".into())));
     // A double click, or another choice after the first.
     assert!(s.respond("c1", "r1", Choice::Deny).is_empty());
     assert!(s.respond("c1", "r1", Choice::Once).is_empty());
@@ -139,10 +163,7 @@ fn nothing_is_sent_while_offline() {
     let (mut s, _) = turn_waiting(all());
     s.connection_lost();
     assert!(s.respond("c1", "r1", Choice::Once).is_empty());
-    assert_eq!(
-        approval(&s, "r1").state,
-        ApprovalState::Pending { answering: false }
-    );
+    assert_eq!(approval(&s, "r1").state, OPEN);
 }
 
 #[test]
@@ -165,7 +186,10 @@ fn a_resolution_moves_the_request_to_its_seq_and_shows_it_once() {
     assert!(sent(&effects).is_empty());
     assert_eq!(waiting(&s), 0);
     let row = s.row("c1", "a:r1").unwrap();
-    assert_eq!((row.seq, row.ts, row.turn.as_deref()), (Some(3), 9, Some("t1")));
+    assert_eq!(
+        (row.seq, row.ts, row.turn.as_deref()),
+        (Some(3), 9, Some("t1"))
+    );
     assert_eq!(
         approval(&s, "r1").state,
         ApprovalState::Resolved {
@@ -256,12 +280,7 @@ fn history_shows_resolved_requests_never_seen_live() {
 
 #[test]
 fn a_history_page_resolves_a_waiting_request() {
-    let (mut s, _) = turn_waiting(all());
-    s.connection_lost();
-    s.apply(
-        frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel_json()]})),
-        3.0,
-    );
+    let mut s = reconnected_while_waiting();
     s.apply(
         frame(json!({"type":"history","channel_id":"c1","has_more":false,"items":[
             {"type":"approval","seq":2,"turn_id":"t1","request_id":"r1","title":"Run a shell command?",
@@ -283,6 +302,17 @@ fn channel_json() -> serde_json::Value {
     super::super::tests::channel("c1", 1)
 }
 
+/// [`turn_waiting`], then the socket dropped and the gateway said `ready`.
+fn reconnected_while_waiting() -> Store {
+    let (mut s, _) = turn_waiting(all());
+    s.connection_lost();
+    s.apply(
+        frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel_json()]})),
+        3.0,
+    );
+    s
+}
+
 #[test]
 fn errors_about_a_request_free_the_answer_and_keep_the_thread() {
     for code in ["not_found", "bad_request"] {
@@ -293,13 +323,13 @@ fn errors_about_a_request_free_the_answer_and_keep_the_thread() {
             3.0,
         );
         assert!(s.channel("c1").is_some(), "{code}: the thread stays");
-        assert_eq!(
-            approval(&s, "r1").state,
-            ApprovalState::Pending { answering: false },
-            "{code}"
-        );
+        assert_eq!(approval(&s, "r1").state, OPEN, "{code}");
         assert_eq!(s.notices().count(), 1, "{code}");
-        assert_eq!(sent(&s.respond("c1", "r1", Choice::Once)).len(), 1, "{code}: can answer again");
+        assert_eq!(
+            sent(&s.respond("c1", "r1", Choice::Once)).len(),
+            1,
+            "{code}: can answer again"
+        );
     }
     // Without a channel id the request is found by its id.
     let (mut s, _) = turn_waiting(all());
@@ -308,16 +338,16 @@ fn errors_about_a_request_free_the_answer_and_keep_the_thread() {
         frame(json!({"type":"error","code":"bad_request","message":"no","request_id":"r1"})),
         3.0,
     );
-    assert_eq!(
-        approval(&s, "r1").state,
-        ApprovalState::Pending { answering: false }
-    );
+    assert_eq!(approval(&s, "r1").state, OPEN);
 }
 
 #[test]
 fn a_turn_that_ends_leaves_nothing_waiting_unless_re_sent() {
     let (mut s, _) = turn_waiting(all());
-    let effects = s.apply(frame(json!({"type":"typing","channel_id":"c1","on":false})), 3.0);
+    let effects = s.apply(
+        frame(json!({"type":"typing","channel_id":"c1","on":false})),
+        3.0,
+    );
     assert_eq!(
         alerts(&effects),
         vec![Alert::TurnEnded {
@@ -328,7 +358,10 @@ fn a_turn_that_ends_leaves_nothing_waiting_unless_re_sent() {
     assert_eq!(waiting(&s), 0);
     assert!(s.respond("c1", "r1", Choice::Once).is_empty());
     // The gateway says it still waits: pending again, in the same row.
-    s.apply(frame(json!({"type":"typing","channel_id":"c1","on":true})), 4.0);
+    s.apply(
+        frame(json!({"type":"typing","channel_id":"c1","on":true})),
+        4.0,
+    );
     let effects = s.apply(frame(request("r1", all())), 4.0);
     assert_eq!(alerts(&effects).len(), 1);
     assert!(approval(&s, "r1").is_pending());
@@ -340,16 +373,16 @@ fn a_reconnect_frees_the_answer_and_the_re_sent_request_is_answered_once() {
     let (mut s, _) = turn_waiting(all());
     assert_eq!(sent(&s.respond("c1", "r1", Choice::Once)).len(), 1);
     s.connection_lost();
-    assert_eq!(
-        approval(&s, "r1").state,
-        ApprovalState::Pending { answering: false }
-    );
+    assert_eq!(approval(&s, "r1").state, OPEN);
     s.apply(
         frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel_json()]})),
         3.0,
     );
     // §9: the gateway re-sends the turn and the request, then lists channels.
-    s.apply(frame(json!({"type":"typing","channel_id":"c1","on":true})), 3.0);
+    s.apply(
+        frame(json!({"type":"typing","channel_id":"c1","on":true})),
+        3.0,
+    );
     let effects = s.apply(frame(request("r1", all())), 3.0);
     assert!(alerts(&effects).is_empty(), "the same request is no news");
     s.apply(
@@ -364,12 +397,7 @@ fn a_reconnect_frees_the_answer_and_the_re_sent_request_is_answered_once() {
 
 #[test]
 fn a_request_that_ended_while_away_waits_no_more() {
-    let (mut s, _) = turn_waiting(all());
-    s.connection_lost();
-    s.apply(
-        frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel_json()]})),
-        3.0,
-    );
+    let mut s = reconnected_while_waiting();
     // Nothing re-sent: the turn is over.
     s.apply(
         frame(json!({"type":"channel.list","channels":[channel_json()]})),
