@@ -758,12 +758,7 @@ impl Store {
                 HistoryItem::Tool(t) => Row::from_tool(t),
                 HistoryItem::Approval(a) => {
                     let elsewhere = answered_elsewhere(&self.device_id, &a);
-                    let waited = c.waiting.len();
-                    let row = resolved_row(c, a, elsewhere);
-                    if c.waiting.len() != waited {
-                        self.changes.push(Change::Turn(channel.clone()));
-                    }
-                    row
+                    resolved_row(c, a, elsewhere, &mut self.changes)
                 }
                 HistoryItem::Unknown => {
                     self.diagnostics.dropped += 1;

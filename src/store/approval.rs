@@ -101,8 +101,7 @@ impl Store {
         let Some(c) = self.channels.get_mut(channel) else {
             return Vec::new();
         };
-        let row = resolved_row(c, item, elsewhere);
-        self.changes.push(Change::Turn(channel.to_string()));
+        let row = resolved_row(c, item, elsewhere, &mut self.changes);
         self.put_logged(channel, row, false)
     }
 
@@ -170,12 +169,31 @@ pub(super) fn end_waiting(c: &mut ChannelState, changes: &mut Vec<Change>) {
     }
 }
 
-/// The row of a resolved approval (live or from history), taking the
-/// place of its request: it no longer waits.
-pub(super) fn resolved_row(c: &mut ChannelState, item: ApprovalItem, elsewhere: bool) -> Row {
+/// The row of a resolved approval (live or from history), to take the
+/// place of its request: the request no longer waits.
+pub(super) fn resolved_row(
+    c: &mut ChannelState,
+    item: ApprovalItem,
+    elsewhere: bool,
+    changes: &mut Vec<Change>,
+) -> Row {
     let key = approval_key(&item.request_id);
-    c.waiting.retain(|k| *k != key);
-    Row::from_approval(item, elsewhere, c.timeline.get(&key))
+    let id = c.meta.channel_id.clone();
+    let row = Row::from_approval(item, elsewhere, c.timeline.get(&key));
+    if c.waiting.contains(&key) {
+        c.waiting.retain(|k| *k != key);
+        changes.push(Change::Turn(id.clone()));
+        changes.push(Change::Channels);
+    }
+    // Settled in place too: if another row shows its seq (a broken log),
+    // the logged row cannot take the request's place.
+    if let (Some(a), RowBody::Approval(settled)) = (approval_mut(c, &key), &row.body) {
+        if a.is_pending() {
+            a.state = settled.state.clone();
+            changes.push(Change::Row(id, key));
+        }
+    }
+    row
 }
 
 /// Whether another device answered (a gateway's own resolution has no device).
