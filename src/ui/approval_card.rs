@@ -187,3 +187,37 @@ fn clock(ts: i64) -> String {
     let d = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ts as f64));
     format!("{:02}:{:02}", d.get_hours(), d.get_minutes())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_read_as_the_choice_and_say_where() {
+        let said = |choice, elsewhere| outcome_text(&ApprovalState::Resolved { choice, elsewhere });
+        assert_eq!(said(Choice::Once, false), "Allowed once");
+        assert_eq!(said(Choice::Session, false), "Allowed for this thread");
+        assert_eq!(said(Choice::Always, false), "Always allowed");
+        assert_eq!(said(Choice::Deny, true), "Denied on another device");
+        assert_eq!(said(Choice::Timeout, false), "Timed out");
+        assert_eq!(said(Choice::Cancelled, false), "Cancelled");
+        assert_eq!(outcome_text(&ApprovalState::Unanswered), "Not answered");
+    }
+
+    #[test]
+    fn buttons_say_what_each_choice_does() {
+        let labels: Vec<_> = [Choice::Once, Choice::Session, Choice::Always, Choice::Deny]
+            .into_iter()
+            .map(|c| (wire_name(c), button_label(c)))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                ("once", "Allow once"),
+                ("session", "Allow for this thread"),
+                ("always", "Always allow"),
+                ("deny", "Deny")
+            ]
+        );
+    }
+}
