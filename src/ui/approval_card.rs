@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 
 use super::runtime::Runtime;
+use crate::net::Status;
 use crate::protocol::Choice;
 use crate::store::{Approval, ApprovalState, Row, RowBody};
 
@@ -53,6 +54,8 @@ fn Request(approval: Memo<Option<Approval>>) -> impl IntoView {
                 .is_some_and(|a| a.state == ApprovalState::Pending { answering: true })
         })
     };
+    // An answer needs the connection (it is never queued for later).
+    let blocked = move || answering() || rt.view.status.with(|s| *s != Status::Connected);
     let confirming = RwSignal::new(false);
     let answer = move |choice: Choice| {
         confirming.set(false);
@@ -72,7 +75,7 @@ fn Request(approval: Memo<Option<Approval>>) -> impl IntoView {
             <div class="approval-confirm" role="group" aria-label="Confirm always allow">
                 <span>"Allow actions like this from now on, without asking?"</span>
                 <button type="button" class="approval-button" data-testid="confirm-always"
-                    disabled=answering on:click=move |_| answer(Choice::Always)>"Yes, always allow"</button>
+                    disabled=blocked on:click=move |_| answer(Choice::Always)>"Yes, always allow"</button>
                 <button type="button" class="approval-button secondary" data-testid="cancel-always"
                     on:click=move |_| confirming.set(false)>"Cancel"</button>
             </div>
@@ -88,7 +91,7 @@ fn Request(approval: Memo<Option<Approval>>) -> impl IntoView {
                     };
                     view! {
                         <button type="button" class="approval-button" class:deny={choice == Choice::Deny}
-                            data-choice=wire_name(choice) disabled=answering on:click=on_click>
+                            data-choice=wire_name(choice) disabled=blocked on:click=on_click>
                             {button_label(choice)}
                         </button>
                     }
