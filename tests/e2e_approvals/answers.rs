@@ -13,8 +13,7 @@ const NEEDS_YOU_C1: &str = "[data-channel-id=c1] [data-testid=needs-you]";
 #[test]
 fn each_choice_sends_one_respond_and_the_card_resolves() {
     run(|| async {
-        let fake = threads().await;
-        let page = fake_page(&fake, "#/t/c1").await;
+        let (fake, page) = open_c1().await;
         let b = &page.browser;
         let cases = [
             ("once", "Allowed once"),
@@ -88,8 +87,7 @@ fn each_choice_sends_one_respond_and_the_card_resolves() {
 #[test]
 fn only_known_offered_choices_show_in_order_and_the_card_is_keyboard_reachable() {
     run(|| async {
-        let fake = threads().await;
-        let page = fake_page(&fake, "#/t/c1").await;
+        let (fake, page) = open_c1().await;
         let b = &page.browser;
         // The user's message first, as in a real turn (the first row of an
         // empty thread is a page load, not news).
@@ -151,8 +149,7 @@ fn only_known_offered_choices_show_in_order_and_the_card_is_keyboard_reachable()
 #[test]
 fn a_timeout_and_stop_while_waiting_resolve_the_card() {
     run(|| async {
-        let fake = threads().await;
-        let page = fake_page(&fake, "#/t/c1").await;
+        let (fake, page) = open_c1().await;
         let b = &page.browser;
 
         ask(&fake, request("c1", "late", &ALL_CHOICES));
@@ -180,8 +177,7 @@ fn a_timeout_and_stop_while_waiting_resolve_the_card() {
 #[test]
 fn hostile_text_in_a_request_stays_inert() {
     run(|| async {
-        let fake = threads().await;
-        let page = fake_page(&fake, "#/t/c1").await;
+        let (fake, page) = open_c1().await;
         let b = &page.browser;
         let title = "<img src=x onerror=\"window.__pwned=1\">";
         let command = "echo \"<script>window.__pwned=2</script>\" && $(curl evil) <b>x</b>";
@@ -214,8 +210,7 @@ fn hostile_text_in_a_request_stays_inert() {
 #[test]
 fn progress_mode_shows_the_waiting_request_as_a_draft_line() {
     run(|| async {
-        let fake = threads().await;
-        let page = fake_page(&fake, "#/t/c1").await;
+        let (fake, page) = open_c1().await;
         let b = &page.browser;
         choose_setting(b, "streaming", "progress").await;
         ask(&fake, request("c1", "p1", &ALL_CHOICES));

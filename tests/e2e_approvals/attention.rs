@@ -66,8 +66,7 @@ async fn wait_notes(b: &Browser, n: usize) -> Vec<Value> {
 #[test]
 fn a_hidden_tab_gets_the_marker_and_notifications_once_turned_on() {
     run(|| async {
-        let fake = threads().await;
-        let page = fake_page(&fake, "#/t/c1").await;
+        let (fake, page) = open_c1().await;
         let b = &page.browser;
         b.set_permission("notifications", "granted").await;
         b.js(RECORD_NOTIFICATIONS, vec![]).await;

@@ -7,8 +7,7 @@ use crate::support::{run, secs};
 #[test]
 fn a_second_device_sees_the_request_and_its_resolution_live_without_answering() {
     run(|| async {
-        let fake = threads().await;
-        let page = fake_page(&fake, "#/t/c1").await;
+        let (fake, page) = open_c1().await;
         let b = &page.browser;
         let phone = page.second_browser(&fake.ws_url(), "#/t/c1").await;
         connected(&phone).await;
@@ -52,8 +51,7 @@ fn a_second_device_sees_the_request_and_its_resolution_live_without_answering() 
 #[test]
 fn a_reload_and_a_socket_drop_while_waiting_show_it_again_answered_once() {
     run(|| async {
-        let fake = threads().await;
-        let page = fake_page(&fake, "#/t/c1").await;
+        let (fake, page) = open_c1().await;
         let b = &page.browser;
         ask(&fake, request("c1", "r1", &ALL_CHOICES));
         wait_state(b, "r1", "pending").await;

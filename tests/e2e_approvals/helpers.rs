@@ -4,7 +4,8 @@
 use serde_json::{json, Value};
 
 use crate::support::fake_gateway::{channel, FakeGateway, FakeOpts};
-use crate::support::{secs, Browser};
+use crate::support::ui::fake_page;
+use crate::support::{secs, Browser, Page};
 
 pub const ALL_CHOICES: [&str; 4] = ["once", "session", "always", "deny"];
 pub const TITLE: &str = "Run a shell command?";
@@ -17,6 +18,13 @@ pub async fn threads() -> FakeGateway {
     fake.add_channel(channel("c1", "Deploy", 0));
     fake.add_channel(channel("c2", "Other", 0));
     fake
+}
+
+/// [`threads`], and the app open on thread c1.
+pub async fn open_c1() -> (FakeGateway, Page) {
+    let fake = threads().await;
+    let page = fake_page(&fake, "#/t/c1").await;
+    (fake, page)
 }
 
 /// An `approval.request` in `channel` offering `choices`.
