@@ -419,3 +419,22 @@ fn requests_in_unknown_threads_are_ignored() {
     r["channel_id"] = json!("nope");
     assert!(s.apply(frame(r), 1.0).is_empty());
 }
+
+#[test]
+fn a_resolution_after_the_turn_ended_still_says_how() {
+    let (mut s, _) = turn_waiting(all());
+    s.apply(
+        frame(json!({"type":"typing","channel_id":"c1","on":false})),
+        3.0,
+    );
+    assert_eq!(approval(&s, "r1").state, ApprovalState::Unanswered);
+    s.apply(frame(resolved("r1", 2, "cancelled", None)), 4.0);
+    assert_eq!(
+        approval(&s, "r1").state,
+        ApprovalState::Resolved {
+            choice: Choice::Cancelled,
+            elsewhere: false
+        }
+    );
+    assert_eq!(s.row("c1", "a:r1").and_then(|r| r.seq), Some(2));
+}
