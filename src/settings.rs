@@ -101,6 +101,8 @@ pub struct Settings {
     pub progress: ProgressSettings,
     /// Pinned threads, shown on top (per device).
     pub pins: Vec<String>,
+    /// System notifications while the tab is hidden (approvals, turn ends).
+    pub notifications: bool,
 }
 
 impl Default for Settings {
@@ -115,6 +117,7 @@ impl Default for Settings {
             reasoning_auto_collapse: true,
             progress: ProgressSettings::default(),
             pins: Vec::new(),
+            notifications: false,
         }
     }
 }

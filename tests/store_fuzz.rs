@@ -4,14 +4,24 @@
 //! `PROPTEST_CASES=20000 cargo test --release --test store_fuzz`.
 #![cfg(not(target_arch = "wasm32"))]
 
-use aria_web::protocol::ServerFrame;
-use aria_web::store::{Effect, RowBody, Store};
+use aria_web::protocol::{Choice, ClientFrame, ServerFrame};
+use aria_web::store::{approval_key, ApprovalState, Effect, RowBody, Store};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
 const CHANNELS: &[&str] = &["c1", "c2", "ghost"];
 const MESSAGES: &[&str] = &["m1", "m2", "m3"];
 const TURNS: &[&str] = &["t1", "t2"];
+const REQUESTS: &[&str] = &["r1", "r2"];
+const CHOICES: &[&str] = &[
+    "once",
+    "session",
+    "always",
+    "deny",
+    "timeout",
+    "cancelled",
+    "maybe",
+];
 
 fn pick(items: &'static [&'static str]) -> impl Strategy<Value = &'static str> + Clone {
     prop::sample::select(items)
@@ -41,6 +51,11 @@ fn frame() -> impl Strategy<Value = Value> {
         (ch.clone(), prop::option::of(pick(TURNS)), 0u32..4, 0u64..12, any::<bool>()).prop_map(|(c, t, i, s, ok)| json!({"type":"tool.end","channel_id":c,"turn_id":t,"index":i,"seq":s,"name":"sh","ok":ok,"duration":0.5,"output_preview":"x"})),
         (ch.clone(), prop::collection::vec(0u64..12, 0..6), any::<bool>()).prop_map(|(c, seqs, more)| json!({"type":"history","channel_id":c,"has_more":more,
             "items": seqs.iter().map(|s| json!({"type":"commentary","seq":s,"message_id":format!("x{s}"),"text":"p"})).collect::<Vec<_>>()})),
+        (ch.clone(), prop::option::of(pick(TURNS)), pick(REQUESTS), prop::collection::vec(pick(CHOICES), 0..5)).prop_map(|(c, t, r, choices)| json!({"type":"approval.request","channel_id":c,"turn_id":t,"request_id":r,"title":"<b>t</b>","command":"rm -rf /","choices":choices})),
+        (ch.clone(), pick(REQUESTS), 0u64..12, pick(CHOICES), prop::option::of(pick(&["d", "other"]))).prop_map(|(c, r, s, x, d)| json!({"type":"approval.resolved","channel_id":c,"request_id":r,"seq":s,"choice":x,"device_id":d})),
+        (ch.clone(), pick(REQUESTS), 0u64..12, pick(CHOICES)).prop_map(|(c, r, s, x)| json!({"type":"history","channel_id":c,"has_more":false,
+            "items":[{"type":"approval","seq":s,"request_id":r,"title":"t","choice":x}]})),
+        (pick(REQUESTS), pick(&["not_found", "bad_request"])).prop_map(|(r, code)| json!({"type":"error","code":code,"message":"","request_id":r})),
         ch.clone().prop_map(|c| json!({"type":"channel.created","channel":{"channel_id":c,"title":"t"},"auto":true,"client_msg_id":"k1"})),
         ch.clone().prop_map(|c| json!({"type":"channel.deleted","channel_id":c})),
         ch.clone().prop_map(|c| json!({"type":"channel.renamed","channel_id":c,"title":"<b>x</b>"})),
@@ -64,6 +79,7 @@ enum Step {
     Open(Option<&'static str>),
     LoadOlder(&'static str),
     Lost,
+    Respond(&'static str, &'static str, Choice),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -73,6 +89,8 @@ fn step() -> impl Strategy<Value = Step> {
         1 => prop::option::of(pick(CHANNELS)).prop_map(Step::Open),
         1 => pick(CHANNELS).prop_map(Step::LoadOlder),
         1 => Just(Step::Lost),
+        2 => (pick(CHANNELS), pick(REQUESTS), prop::sample::select(vec![Choice::Once, Choice::Session, Choice::Always, Choice::Deny, Choice::Other]))
+            .prop_map(|(c, r, x)| Step::Respond(c, r, x)),
     ]
 }
 
@@ -98,6 +116,27 @@ fn check_invariants(store: &Store) {
                     "a logged answer still streaming"
                 );
             }
+            // A request waits exactly when the thread lists it as waiting,
+            // and only a resolution is logged.
+            if let RowBody::Approval(a) = &row.body {
+                let listed = c.waiting.iter().filter(|k| **k == row.key).count();
+                assert_eq!(
+                    listed,
+                    usize::from(a.is_pending()),
+                    "waiting list of {}",
+                    row.key
+                );
+                assert!(
+                    row.seq.is_none() || matches!(a.state, ApprovalState::Resolved { .. }),
+                    "a logged request still open: {row:?}"
+                );
+            }
+        }
+        for key in &c.waiting {
+            assert!(
+                matches!(t.get(key).map(|r| &r.body), Some(RowBody::Approval(a)) if a.is_pending()),
+                "waiting for {key}, which is not an open request"
+            );
         }
     }
 }
@@ -119,11 +158,20 @@ proptest! {
                 Step::Open(c) => store.open(c.map(str::to_string)),
                 Step::LoadOlder(c) => store.load_older(c),
                 Step::Lost => { store.connection_lost(); Vec::new() }
+                Step::Respond(c, r, x) => store.respond(c, r, x),
             };
-            // Every frame the store asks to send must encode.
+            // Every frame the store asks to send must encode; an answer
+            // leaves its request answering, so a second one cannot follow.
             for e in effects {
                 if let Effect::Send(f) = e {
                     prop_assert!(!f.encode().is_empty());
+                    if let ClientFrame::ApprovalRespond(r) = &f {
+                        let row = store.row(&r.channel_id, &approval_key(&r.request_id));
+                        let answering = matches!(row.map(|r| &r.body), Some(RowBody::Approval(a))
+                            if a.state == ApprovalState::Pending { answering: true });
+                        prop_assert!(answering, "an answer for a request not answering: {r:?}");
+                        prop_assert!(store.respond(&r.channel_id, &r.request_id, r.choice).is_empty());
+                    }
                 }
             }
             check_invariants(&store);

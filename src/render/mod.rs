@@ -23,8 +23,8 @@ pub use incremental::{completed_prefix_len, IncrementalMarkdown, RenderDelta};
 pub use markdown::to_html;
 pub use mode::RenderMode;
 pub use progress::{
-    commentary_line, note_line, pick_label, tool_line, truncate_line, Detail, ProgressLines,
-    LABEL_POOL,
+    approval_line, commentary_line, note_line, pick_label, tool_line, truncate_line, Detail,
+    ProgressLines, LABEL_POOL,
 };
 pub use reasoning::{pending_inline_reasoning, should_start_collapsed, split_inline_reasoning};
 pub use xss_corpus::XSS_VECTORS;

@@ -139,6 +139,23 @@ pub fn commentary_line(text: &str, max_chars: usize) -> String {
     truncate_line(&collapse_whitespace(first), max_chars)
 }
 
+/// The line of a request waiting for the user:
+/// `⏸ Waiting for approval: <title>`, or the command when the title is blank.
+pub fn approval_line(title: &str, command: Option<&str>, max_chars: usize) -> String {
+    let title = collapse_whitespace(title);
+    let what = if title.is_empty() {
+        collapse_whitespace(command.unwrap_or_default())
+    } else {
+        title
+    };
+    let head = "⏸ Waiting for approval";
+    if what.is_empty() {
+        truncate_line(head, max_chars)
+    } else {
+        truncate_line(&format!("{head}: {what}"), max_chars)
+    }
+}
+
 /// The underlying command/detail of a call's arguments, for raw lines.
 pub fn raw_detail(args: &Value) -> Option<String> {
     const KEYS: &[&str] = &[

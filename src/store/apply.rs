@@ -2,13 +2,14 @@
 //! frames out of order, repeated or about unknown ids: the worst a bad frame
 //! can do is be ignored.
 
+use super::approval::{answered_elsewhere, end_waiting, resolved_row};
 use super::channel::{ChannelState, PageRequest};
 use super::row::{
     message_key, send_key, tool_key, Answer, Row, RowBody, SendState, ToolCall, ToolState,
 };
 use super::timeline::Upsert;
 use super::turn::{Turn, WorkEvent};
-use super::{Change, Effect, Store, NEW_THREAD};
+use super::{Alert, Change, Effect, Store, NEW_THREAD};
 use crate::protocol::{
     Channel, ChannelCreated, ClientFrame, Empty, ErrorCode, ErrorFrame, History, HistoryItem,
     MessageStart, MessageStop, ServerFrame, ToolEnd, ToolProgress, ToolStart,
@@ -22,12 +23,19 @@ const MAX_NOTES: usize = 20;
 impl Store {
     /// Applies one decoded frame. `now_ms` is the client clock.
     pub fn apply(&mut self, frame: ServerFrame, now_ms: f64) -> Vec<Effect> {
+        let mut effects = self.apply_frame(frame, now_ms);
+        effects.extend(self.alerts.drain(..).map(Effect::Alert));
+        effects
+    }
+
+    fn apply_frame(&mut self, frame: ServerFrame, now_ms: f64) -> Vec<Effect> {
         use ServerFrame as F;
         self.diagnostics.frames += 1;
         self.diagnostics_moved = true;
         match frame {
             F::Ready(r) => {
                 self.server = r.server;
+                self.device_id = r.device_id;
                 self.online = true;
                 self.on_ready(r.channels)
             }
@@ -53,7 +61,7 @@ impl Store {
                     if t.on {
                         self.ensure_turn(&t.channel_id, None, now_ms);
                     } else {
-                        self.end_turn(&t.channel_id);
+                        self.finish_turn(&t.channel_id);
                     }
                     self.changes.push(Change::Turn(t.channel_id));
                     self.changes.push(Change::Channels);
@@ -110,8 +118,13 @@ impl Store {
             }
             F::ToolEnd(e) => self.on_tool_end(e, now_ms),
             F::History(h) => self.on_history(h),
-            // Approvals and search are not shown yet: ignored like unknown frames.
-            F::ApprovalRequest(_) | F::ApprovalResolved(_) | F::SearchResults(_) => Vec::new(),
+            F::ApprovalRequest(r) => {
+                self.on_approval_request(r, now_ms);
+                Vec::new()
+            }
+            F::ApprovalResolved(r) => self.on_approval_resolved(&r.channel_id, r.item),
+            // Search is not shown yet: ignored like unknown frames.
+            F::SearchResults(_) => Vec::new(),
             F::Pong(_) | F::Unknown => Vec::new(),
         }
     }
@@ -310,6 +323,11 @@ impl Store {
     }
 
     fn on_error(&mut self, e: ErrorFrame) -> Vec<Effect> {
+        // About an approval, not the thread: the thread stays.
+        if let Some(request_id) = e.request_id.clone() {
+            self.on_approval_error(&request_id, e);
+            return Vec::new();
+        }
         if let Some(cmid) = &e.client_msg_id {
             if let Some(i) = self.outbox_index(cmid) {
                 let why = if e.message.is_empty() {
@@ -352,7 +370,12 @@ impl Store {
 
     /// The turn a frame belongs to, starting one if needed. Gateways that
     /// send no `turn_id` get one made up that lasts until typing stops.
-    fn ensure_turn(&mut self, channel: &str, turn_id: Option<&str>, now_ms: f64) -> Option<String> {
+    pub(super) fn ensure_turn(
+        &mut self,
+        channel: &str,
+        turn_id: Option<&str>,
+        now_ms: f64,
+    ) -> Option<String> {
         let c = self.channels.get_mut(channel)?;
         match (turn_id, &mut c.turn) {
             (Some(id), Some(t)) if t.id == id => {
@@ -380,8 +403,20 @@ impl Store {
         Some(id)
     }
 
+    /// The agent stopped working (not merely a new turn id replacing the
+    /// old): ends the turn and tells the user.
+    fn finish_turn(&mut self, channel: &str) {
+        if self.channels.get(channel).is_some_and(|c| c.turn.is_some()) {
+            self.alerts.push(Alert::TurnEnded {
+                channel: channel.to_string(),
+            });
+        }
+        self.end_turn(channel);
+    }
+
     /// The turn is over: tools that never ended have an unknown outcome,
-    /// bubbles that never stopped stay as interim text.
+    /// bubbles that never stopped stay as interim text, requests nobody
+    /// resolved wait no more.
     fn end_turn(&mut self, channel: &str) {
         let Some(c) = self.channels.get_mut(channel) else {
             return;
@@ -389,6 +424,7 @@ impl Store {
         let Some(turn) = c.turn.take() else {
             return;
         };
+        end_waiting(c, &mut self.changes);
         for key in turn.tools.iter().chain(turn.bubbles.iter()) {
             let Some(row) = c.timeline.get_mut(key) else {
                 continue;
@@ -422,7 +458,7 @@ impl Store {
             .map(|c| c.meta.channel_id.clone())
             .collect();
         for id in stale {
-            self.end_turn(&id);
+            self.finish_turn(&id);
         }
     }
 
@@ -651,7 +687,12 @@ impl Store {
 
     /// Shows a logged row and keeps the channel's bookkeeping: last seq,
     /// preview, unread count, and gap detection.
-    fn put_logged(&mut self, channel: &str, row: Row, counts_unread: bool) -> Vec<Effect> {
+    pub(super) fn put_logged(
+        &mut self,
+        channel: &str,
+        row: Row,
+        counts_unread: bool,
+    ) -> Vec<Effect> {
         let active = self.active.as_deref() == Some(channel);
         let Some(c) = self.channels.get_mut(channel) else {
             return Vec::new();
@@ -715,8 +756,10 @@ impl Store {
                 HistoryItem::Message(m) => Row::from_message(m),
                 HistoryItem::Commentary(m) => Row::from_commentary(m),
                 HistoryItem::Tool(t) => Row::from_tool(t),
-                // Not shown yet (approvals): skipped, not counted as dropped.
-                HistoryItem::Approval(_) => continue,
+                HistoryItem::Approval(a) => {
+                    let elsewhere = answered_elsewhere(&self.device_id, &a);
+                    resolved_row(c, a, elsewhere, &mut self.changes)
+                }
                 HistoryItem::Unknown => {
                     self.diagnostics.dropped += 1;
                     self.diagnostics.last_dropped =

@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 
+use super::row::RowKey;
 use super::timeline::Timeline;
 use super::turn::Turn;
 use crate::protocol::Channel;
@@ -29,6 +30,8 @@ pub struct ChannelState {
     pub requests: VecDeque<PageRequest>,
     pub typing: bool,
     pub turn: Option<Turn>,
+    /// Approval rows still waiting for an answer, in arrival order.
+    pub waiting: Vec<RowKey>,
     pub unread: u32,
     /// Counter for turns of gateways that send no `turn_id`.
     pub implicit_turns: u32,
@@ -45,6 +48,7 @@ impl ChannelState {
             requests: VecDeque::new(),
             typing: false,
             turn: None,
+            waiting: Vec::new(),
             unread: 0,
             implicit_turns: 0,
         }

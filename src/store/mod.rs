@@ -7,6 +7,7 @@
 //! arguments, so every path is tested on the host.
 
 mod apply;
+mod approval;
 mod channel;
 mod id_map;
 mod outbox;
@@ -24,8 +25,8 @@ use id_map::IdMap;
 pub use channel::{ChannelState, PageRequest};
 pub use outbox::OutboxEntry;
 pub use row::{
-    message_key, send_key, tool_key, Answer, Row, RowBody, RowKey, SendState, ToolCall, ToolState,
-    UserMessage,
+    approval_key, message_key, send_key, shown_choices, tool_key, Answer, Approval, ApprovalState,
+    Row, RowBody, RowKey, SendState, ToolCall, ToolState, UserMessage,
 };
 pub use timeline::{Timeline, Upsert};
 pub use turn::{Turn, WorkEvent};
@@ -49,6 +50,18 @@ pub enum Effect {
     Navigate(Option<String>),
     /// The outbox changed: save it so pending sends survive a reload.
     PersistOutbox,
+    /// Something the user may want to hear about while looking elsewhere.
+    Alert(Alert),
+}
+
+/// An event worth the user's attention (the view decides whether the tab
+/// is hidden and how to tell them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Alert {
+    /// A request of the agent started waiting for an answer.
+    Approval { channel: String, title: String },
+    /// A turn of the agent ended.
+    TurnEnded { channel: String },
 }
 
 /// What changed, so the reactive layer updates only that.
@@ -96,6 +109,11 @@ pub struct Store {
     next_notice: u64,
     online: bool,
     server: String,
+    /// This device's id as the gateway knows it (`ready`), to tell which
+    /// approvals were answered elsewhere.
+    device_id: String,
+    /// Alerts raised while applying a frame, handed out with its effects.
+    alerts: Vec<Alert>,
     diagnostics: Diagnostics,
     /// The frame counters moved since the view last looked (reported once
     /// per batch of changes rather than once per frame).
@@ -321,6 +339,7 @@ impl Store {
         for c in self.channels.values_mut() {
             c.requests.clear();
         }
+        self.forget_answers();
     }
 
     /// A frame could not be decoded: counted for the diagnostics view.

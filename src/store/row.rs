@@ -1,7 +1,7 @@
-//! One row of a timeline: a user message, an assistant answer, commentary or
-//! a tool call, with what the view needs to draw it.
+//! One row of a timeline: a user message, an assistant answer, commentary,
+//! a tool call or an approval request, with what the view needs to draw it.
 
-use crate::protocol::{CommentaryItem, MessageItem, Role, ToolItem};
+use crate::protocol::{ApprovalItem, Choice, CommentaryItem, MessageItem, Role, ToolItem};
 
 /// Stable identity of a row, kept when a pending bubble becomes the echo or a
 /// streaming bubble becomes final, so the view never re-creates the row.
@@ -17,6 +17,11 @@ pub fn send_key(client_msg_id: &str) -> RowKey {
 
 pub fn tool_key(turn: &str, index: u32) -> RowKey {
     format!("t:{turn}:{index}")
+}
+
+/// One key for a request and its resolution, so it is shown once.
+pub fn approval_key(request_id: &str) -> RowKey {
+    format!("a:{request_id}")
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +42,7 @@ pub enum RowBody {
     Assistant(Answer),
     Commentary(String),
     Tool(ToolCall),
+    Approval(Approval),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -94,6 +100,49 @@ pub struct ToolCall {
     pub notes: Vec<String>,
     pub output_preview: String,
     pub output: Option<String>,
+}
+
+/// An approval request (§9): what waits, the answers offered, where it stands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Approval {
+    pub request_id: String,
+    pub title: String,
+    pub command: Option<String>,
+    pub description: Option<String>,
+    /// The offered answers this client knows, in the gateway's order.
+    pub choices: Vec<Choice>,
+    pub state: ApprovalState,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalState {
+    /// Waiting for an answer; `answering` once this device sent one.
+    Pending { answering: bool },
+    /// The turn ended and the gateway did not say how: nothing to answer.
+    Unanswered,
+    Resolved {
+        choice: Choice,
+        /// Answered on a device other than this one.
+        elsewhere: bool,
+    },
+}
+
+impl Approval {
+    pub fn is_pending(&self) -> bool {
+        matches!(self.state, ApprovalState::Pending { .. })
+    }
+}
+
+/// The choices a client shows: offered user answers it knows, each once,
+/// in the offered order (unknown ones and the gateway's own are dropped).
+pub fn shown_choices(offered: &[Choice]) -> Vec<Choice> {
+    let mut out: Vec<Choice> = Vec::with_capacity(offered.len());
+    for c in offered {
+        if c.is_answer() && !out.contains(c) {
+            out.push(*c);
+        }
+    }
+    out
 }
 
 impl Row {
@@ -166,12 +215,42 @@ impl Row {
         }
     }
 
+    /// A resolved approval, keeping what the request row knew (its turn,
+    /// the choices offered) when there was one.
+    pub fn from_approval(item: ApprovalItem, elsewhere: bool, request: Option<&Row>) -> Row {
+        let (turn, choices) = match request {
+            Some(Row {
+                turn,
+                body: RowBody::Approval(a),
+                ..
+            }) => (turn.clone(), a.choices.clone()),
+            _ => (None, Vec::new()),
+        };
+        Row {
+            key: approval_key(&item.request_id),
+            seq: Some(item.seq),
+            turn: item.turn_id.or(turn),
+            ts: item.ts,
+            body: RowBody::Approval(Approval {
+                request_id: item.request_id,
+                title: item.title,
+                command: item.command,
+                description: item.description,
+                choices,
+                state: ApprovalState::Resolved {
+                    choice: item.choice,
+                    elsewhere,
+                },
+            }),
+        }
+    }
+
     /// A short plain-text summary for thread previews.
     pub fn preview_text(&self) -> Option<&str> {
         match &self.body {
             RowBody::User(u) => Some(&u.text),
             RowBody::Assistant(a) => Some(&a.text),
-            RowBody::Commentary(_) | RowBody::Tool(_) => None,
+            RowBody::Commentary(_) | RowBody::Tool(_) | RowBody::Approval(_) => None,
         }
     }
 }

@@ -5,19 +5,19 @@ use serde_json::json;
 use super::*;
 use crate::protocol::ServerFrame;
 
-fn frame(v: serde_json::Value) -> ServerFrame {
+pub(super) fn frame(v: serde_json::Value) -> ServerFrame {
     match ServerFrame::decode(&v.to_string()) {
         Ok(f) => f,
         Err(e) => panic!("test frame does not decode: {e}"),
     }
 }
 
-fn channel(id: &str, last_seq: u64) -> serde_json::Value {
+pub(super) fn channel(id: &str, last_seq: u64) -> serde_json::Value {
     json!({"channel_id": id, "title": id, "created_at": 1, "updated_at": 1, "auto": false, "last_seq": last_seq})
 }
 
 /// A store connected to a gateway with channel c1 (empty, loaded, open).
-fn ready_store() -> Store {
+pub(super) fn ready_store() -> Store {
     let mut s = Store::new();
     s.apply(frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel("c1", 0)]})), 0.0);
     s.open(Some("c1".into()));
@@ -29,7 +29,7 @@ fn ready_store() -> Store {
     s
 }
 
-fn texts(s: &Store, ch: &str) -> Vec<String> {
+pub(super) fn texts(s: &Store, ch: &str) -> Vec<String> {
     s.timeline(ch)
         .map(|t| {
             t.rows()
@@ -38,13 +38,14 @@ fn texts(s: &Store, ch: &str) -> Vec<String> {
                     RowBody::Assistant(a) => format!("assistant:{}", a.text),
                     RowBody::Commentary(c) => format!("commentary:{c}"),
                     RowBody::Tool(t) => format!("tool:{}:{:?}", t.name, t.state),
+                    RowBody::Approval(a) => format!("approval:{}:{:?}", a.request_id, a.state),
                 })
                 .collect()
         })
         .unwrap_or_default()
 }
 
-fn sent(effects: &[Effect]) -> Vec<ClientFrame> {
+pub(super) fn sent(effects: &[Effect]) -> Vec<ClientFrame> {
     effects
         .iter()
         .filter_map(|e| match e {

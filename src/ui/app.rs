@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use super::attention;
 use super::browser;
 use super::chat::Chat;
 use super::notices::Notices;
@@ -14,6 +15,7 @@ use crate::settings::Theme;
 pub fn App() -> impl IntoView {
     let rt = Runtime::start();
     provide_context(rt);
+    attention::install(rt);
 
     // Back/forward and typed deep links: the hash names the open thread.
     let _hash = window_event_listener(leptos::ev::hashchange, move |_| {

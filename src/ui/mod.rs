@@ -2,6 +2,8 @@
 //! runtime that connects them to the store and the socket.
 
 mod app;
+mod approval_card;
+mod attention;
 mod browser;
 mod bubble;
 mod chat;

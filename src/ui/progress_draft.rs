@@ -1,13 +1,16 @@
 //! Progress mode: one work-in-progress bubble per running turn, shown once
-//! the turn has worked for 5 s or reported a second work event; a label and
-//! the newest compact lines. The final answer replaces it.
+//! the turn has worked for 5 s or reported a second work event (at once
+//! when a request waits for the user); a label and the newest compact
+//! lines. The final answer replaces it.
 
 use leptos::prelude::*;
 
 use super::browser;
 use super::runtime::Runtime;
 use super::view_state::{DraftEvent, TurnView};
-use crate::render::{commentary_line, note_line, pick_label, tool_line, Detail, ProgressLines};
+use crate::render::{
+    approval_line, commentary_line, note_line, pick_label, tool_line, Detail, ProgressLines,
+};
 use crate::settings::{LabelMode, ProgressDetail, ProgressSettings, StreamingMode};
 
 /// A turn must be working this long before a single event shows a draft.
@@ -36,7 +39,8 @@ pub fn ProgressDraft() -> impl IntoView {
             let t = t.as_ref()?;
             let due = t.work_count >= 2
                 || (t.work_count >= 1 && now.get() - t.started_ms >= SHOW_AFTER_MS);
-            (due && !t.answered).then(|| draft_lines(t, &progress))
+            let waiting = !t.waiting.is_empty();
+            ((due && !t.answered) || waiting).then(|| draft_lines(t, &progress))
         })
     };
     view! {
@@ -85,6 +89,10 @@ fn draft_lines(turn: &TurnView, p: &ProgressSettings) -> Vec<(bool, String)> {
                 DraftEvent::Commentary(text) => lines.push(commentary_line(text, max_chars)),
             }
         }
+    }
+    // Last, so that what waits for the user never scrolls out.
+    for (key, title, command) in &turn.waiting {
+        lines.upsert(key, approval_line(title, command.as_deref(), max_chars));
     }
     lines
         .lines()

@@ -4,6 +4,7 @@
 use leptos::html::Div;
 use leptos::prelude::*;
 
+use super::approval_card::ApprovalCard;
 use super::bubble::{AnswerBubble, CommentaryBubble, UserBubble};
 use super::runtime::Runtime;
 use super::timeline::RowMounts;
@@ -17,6 +18,7 @@ enum Kind {
     Answer,
     Commentary,
     Tool,
+    Approval,
 }
 
 #[component]
@@ -30,6 +32,7 @@ pub fn RowView(row_key: RowKey) -> impl IntoView {
         RowBody::Assistant(_) => Kind::Answer,
         RowBody::Commentary(_) => Kind::Commentary,
         RowBody::Tool(_) => Kind::Tool,
+        RowBody::Approval(_) => Kind::Approval,
     });
     let visible = move || visible(rt, &row.read(), kind);
     let seq = move || row.with(|r| r.seq.map(|s| s.to_string()));
@@ -50,6 +53,7 @@ pub fn RowView(row_key: RowKey) -> impl IntoView {
         Kind::Answer => view! { <AnswerBubble row /> }.into_any(),
         Kind::Commentary => view! { <CommentaryBubble row /> }.into_any(),
         Kind::Tool => view! { <ToolCard row /> }.into_any(),
+        Kind::Approval => view! { <ApprovalCard row /> }.into_any(),
     };
     // Only a work row can be a turn's first one, where the expander goes:
     // other rows skip its reactive bookkeeping (rows mount while scrolling).

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
+use super::attention;
 use super::browser;
 use super::view_state::ViewState;
 use crate::net::{gateway_url, Event, PageOrigin, Socket, Target};
@@ -29,6 +30,8 @@ pub struct Runtime {
     flush_pending: StoredValue<Rc<Cell<bool>>, LocalStorage>,
     pub view: ViewState,
     pub settings: RwSignal<Settings>,
+    /// Something happened while the tab was hidden (the title's marker).
+    pub marked: RwSignal<bool>,
 }
 
 impl Runtime {
@@ -48,6 +51,7 @@ impl Runtime {
             flush_pending: StoredValue::new_local(Rc::new(Cell::new(false))),
             view: ViewState::new(),
             settings: RwSignal::new(settings.clone()),
+            marked: RwSignal::new(false),
         };
         rt.act(|s| s.open(browser::hash_channel()));
         let socket = Socket::new(target(&settings), move |e| rt.on_socket(e));
@@ -143,6 +147,7 @@ impl Runtime {
                         browser::save(OUTBOX_KEY, &json);
                     }
                 }
+                Effect::Alert(alert) => attention::alert(*self, &alert),
             }
         }
         self.schedule_flush();

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use super::attention;
 use super::runtime::Runtime;
 use crate::settings::{LabelMode, ProgressDetail, Settings, StreamingMode, Theme, ToolDetail};
 
@@ -123,6 +124,19 @@ pub fn SettingsPanel(open: RwSignal<bool>) -> impl IntoView {
                     <input type="checkbox" name="progress_tool_lines" prop:checked=move || s().progress.tool_lines
                         on:change=move |ev| { let v = event_target_checked(&ev); change(&|s| s.progress.tool_lines = v) } />
                     "Show tool lines (off: label only)"
+                </label>
+            </fieldset>
+
+            <fieldset>
+                <legend>"Notifications"</legend>
+                <label class="check">
+                    <input type="checkbox" name="notifications" prop:checked=move || s().notifications
+                        on:change=move |ev| {
+                            let v = event_target_checked(&ev);
+                            if v { attention::ask_permission(); }
+                            change(&|s| s.notifications = v)
+                        } />
+                    "Notify me when a thread needs me or an answer is ready while this tab is hidden"
                 </label>
             </fieldset>
 

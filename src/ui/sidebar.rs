@@ -237,6 +237,9 @@ fn ThreadItem(
                         </span>
                         <span class="thread-preview">{c.preview.clone()}</span>
                         <span class="thread-badges">
+                            <Show when=move || { c.needs_you > 0 }>
+                                <span class="badge needs-you" data-testid="needs-you">"needs you"</span>
+                            </Show>
                             <Show when=move || c.busy>
                                 <span class="badge busy" data-testid="busy" aria-label="Agent working"></span>
                             </Show>

@@ -214,10 +214,11 @@ fn newest_row(rt: Runtime) -> Option<RwSignal<Row>> {
 /// What screen readers hear about a new row: the list itself is not a live
 /// region, since rows also mount while the reader scrolls.
 fn announcement_for(row: RwSignal<Row>) -> Option<&'static str> {
-    row.with_untracked(|r| match r.body {
+    row.with_untracked(|r| match &r.body {
         RowBody::User(_) => Some("Message sent."),
         RowBody::Assistant(_) => Some("New answer from the agent."),
-        RowBody::Commentary(_) | RowBody::Tool(_) => None,
+        RowBody::Approval(a) if a.is_pending() => Some("The agent asks for your approval."),
+        RowBody::Commentary(_) | RowBody::Tool(_) | RowBody::Approval(_) => None,
     })
 }
 

@@ -25,6 +25,8 @@ pub struct ChannelSummary {
     pub preview: String,
     pub unread: u32,
     pub busy: bool,
+    /// Approval requests waiting for an answer.
+    pub needs_you: u32,
     pub updated_at: i64,
 }
 
@@ -55,6 +57,8 @@ pub struct TurnView {
     pub work_count: u32,
     pub answered: bool,
     pub events: Vec<DraftEvent>,
+    /// Requests waiting for an answer: key, title and command.
+    pub waiting: Vec<(RowKey, String, Option<String>)>,
 }
 
 /// A turn's tool and commentary rows, for the "N tool calls" expander.
@@ -440,6 +444,7 @@ fn summary(c: &ChannelState) -> ChannelSummary {
         preview: c.meta.preview.clone().unwrap_or_default(),
         unread: c.unread,
         busy: c.is_busy(),
+        needs_you: u32::try_from(c.waiting.len()).unwrap_or(u32::MAX),
         updated_at: c.meta.updated_at,
     }
 }
@@ -468,6 +473,14 @@ fn turn_view(c: &ChannelState, t: &Turn) -> TurnView {
             WorkEvent::Commentary(text) => Some(DraftEvent::Commentary(text.clone())),
         })
         .collect();
+    let waiting = c
+        .waiting
+        .iter()
+        .filter_map(|key| match c.timeline.get(key).map(|r| &r.body) {
+            Some(RowBody::Approval(a)) => Some((key.clone(), a.title.clone(), a.command.clone())),
+            _ => None,
+        })
+        .collect();
     TurnView {
         id: t.id.clone(),
         typing: c.typing,
@@ -475,6 +488,7 @@ fn turn_view(c: &ChannelState, t: &Turn) -> TurnView {
         work_count: t.work_count,
         answered: t.answered,
         events,
+        waiting,
     }
 }
 

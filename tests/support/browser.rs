@@ -422,6 +422,25 @@ impl Browser {
         }
     }
 
+    /// Sets a browser permission for the page's origin through
+    /// chromedriver's `permissions` endpoint (e.g. `notifications`,
+    /// `granted`), as if the user had answered the browser's prompt.
+    pub async fn set_permission(&self, name: &str, state: &str) {
+        let path = format!("/session/{}/permissions", self.session_id);
+        let body = json!({"descriptor": {"name": name}, "state": state});
+        match http_json(self.driver.port, "POST", &path, Some(&body)).await {
+            Ok(v) if v["value"].is_null() => {}
+            Ok(v) => {
+                self.fail(&format!("cannot set permission {name}: {v}"))
+                    .await
+            }
+            Err(e) => {
+                self.fail(&format!("cannot set permission {name}: {e}"))
+                    .await
+            }
+        }
+    }
+
     /// Every console entry since the session started (all levels).
     pub async fn console_logs(&self) -> Vec<LogEntry> {
         if let Err(e) = self.fetch_console().await {

@@ -9,6 +9,14 @@
 //! from their commands), and slow auto-threading down
 //! ([`FakeOpts::auto_step_ms`]) to see each of its steps.
 //!
+//! Approvals (§9) work like the real gateway's: [`FakeGateway::request_approval`]
+//! broadcasts a request and keeps it pending (re-sent after every `ready`,
+//! after `typing {on:true}`), the first valid `approval.respond` resolves
+//! it for every device (logged, with the answering `device_id`), a later
+//! one gets the same resolution back, an unknown id `not_found`, an
+//! unoffered choice `bad_request`; `turn.cancel` resolves the thread's
+//! pending requests as `cancelled` and ends the turn.
+//!
 //! The app is served from elsewhere (a `StaticServer` over `dist/`) and
 //! pointed here with `?gateway=<fake.ws_url()>`.
 //!
@@ -123,6 +131,9 @@ struct State {
     accepted: HashMap<String, Value>,
     next_auto: u32,
     turn: Option<Arc<TurnScript>>,
+    /// Approval requests in the order they were made: the request frame
+    /// and, once resolved, the `approval.resolved` frame.
+    approvals: Vec<(Value, Option<Value>)>,
 }
 
 /// The fake gateway; stops accepting when dropped.
@@ -224,6 +235,43 @@ impl FakeGateway {
         {
             c["last_seq"] = json!(last);
         }
+    }
+
+    /// Broadcasts `approval.request` `frame` (with `channel_id`,
+    /// `request_id`, `choices`, …) and keeps it pending.
+    pub fn request_approval(&self, frame: Value) {
+        let mut st = self.state.lock().unwrap();
+        let mut frame = frame;
+        frame["type"] = json!("approval.request");
+        st.approvals.push((frame.clone(), None));
+        broadcast(&st, frame);
+    }
+
+    /// Resolves a pending request as the gateway itself would (`timeout`,
+    /// `cancelled`): logged and broadcast, without a `device_id`.
+    pub fn resolve_approval(&self, request_id: &str, choice: &str) {
+        let mut st = self.state.lock().unwrap();
+        resolve(&mut st, request_id, choice, None);
+    }
+
+    /// The `device_id` each connection said in its `hello`, by connection id.
+    pub fn device_of(&self, conn: usize) -> Option<String> {
+        let st = self.state.lock().unwrap();
+        st.conns.get(conn)?.hello.as_ref()?["device_id"]
+            .as_str()
+            .map(str::to_string)
+    }
+
+    /// Every frame of type `ty` the app sent, with its connection id.
+    pub fn received_on(&self, ty: &str) -> Vec<(usize, Value)> {
+        self.state
+            .lock()
+            .unwrap()
+            .received
+            .iter()
+            .filter(|(_, f)| f["type"] == ty)
+            .cloned()
+            .collect()
     }
 
     /// Every connection accepted so far, in order.
@@ -463,6 +511,59 @@ fn answer(
                 json!({"type": "ready", "protocol": 1, "server": "fake-gateway/0",
                 "device_id": frame["device_id"], "channels": st.channels}),
             );
+            // §9: the turns that wait, then their pending requests.
+            for (request, _) in st.approvals.iter().filter(|(_, r)| r.is_none()) {
+                reply(json!({"type": "typing", "channel_id": request["channel_id"], "on": true}));
+                reply(request.clone());
+            }
+        }
+        "approval.respond" => {
+            let request_id = frame["request_id"].as_str().unwrap_or_default();
+            let found = st
+                .approvals
+                .iter()
+                .find(|(r, _)| {
+                    r["request_id"] == request_id && r["channel_id"] == frame["channel_id"]
+                })
+                .cloned();
+            match found {
+                None => reply(json!({"type": "error", "code": "not_found",
+                    "request_id": request_id, "message": "No such approval request."})),
+                Some((_, Some(done))) => reply(done),
+                Some((request, None)) => {
+                    let offered = request["choices"]
+                        .as_array()
+                        .is_some_and(|c| c.contains(&frame["choice"]));
+                    if !offered {
+                        reply(json!({"type": "error", "code": "bad_request",
+                            "request_id": request_id, "message": "That choice was not offered."}));
+                        return;
+                    }
+                    let device = st.conns[id]
+                        .hello
+                        .as_ref()
+                        .and_then(|h| h["device_id"].as_str())
+                        .map(str::to_string);
+                    let choice = frame["choice"].as_str().unwrap_or_default().to_string();
+                    resolve(st, request_id, &choice, device);
+                }
+            }
+        }
+        "turn.cancel" => {
+            let channel = frame["channel_id"].clone();
+            let pending: Vec<String> = st
+                .approvals
+                .iter()
+                .filter(|(r, done)| done.is_none() && r["channel_id"] == channel)
+                .filter_map(|(r, _)| r["request_id"].as_str().map(str::to_string))
+                .collect();
+            for request_id in pending {
+                resolve(st, &request_id, "cancelled", None);
+            }
+            broadcast(
+                st,
+                json!({"type": "typing", "channel_id": channel, "on": false}),
+            );
         }
         "ping" => reply(json!({"type": "pong", "t": frame["t"]})),
         "channel.list" => reply(json!({"type": "channel.list", "channels": st.channels})),
@@ -557,6 +658,46 @@ fn answer(
         }
         _ => {}
     }
+}
+
+/// Resolves pending request `request_id` once: logs the `approval` item
+/// and broadcasts `approval.resolved` (repeating title, command, description).
+fn resolve(st: &mut State, request_id: &str, choice: &str, device: Option<String>) {
+    let Some(i) = st
+        .approvals
+        .iter()
+        .position(|(r, done)| r["request_id"] == request_id && done.is_none())
+    else {
+        return;
+    };
+    let request = st.approvals[i].0.clone();
+    let channel = request["channel_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let seq = next_seq(st, &channel);
+    let mut item = json!({"type": "approval", "seq": seq, "request_id": request_id,
+        "turn_id": request["turn_id"], "title": request["title"], "choice": choice, "ts": now_ms()});
+    for key in ["command", "description"] {
+        if !request[key].is_null() {
+            item[key] = request[key].clone();
+        }
+    }
+    if let Some(d) = device {
+        item["device_id"] = json!(d);
+    }
+    st.logs
+        .entry(channel.clone())
+        .or_default()
+        .push(item.clone());
+    if let Some(c) = st.channels.iter_mut().find(|c| c["channel_id"] == channel) {
+        c["last_seq"] = json!(seq);
+    }
+    let mut resolved = item;
+    resolved["type"] = json!("approval.resolved");
+    resolved["channel_id"] = json!(channel);
+    st.approvals[i].1 = Some(resolved.clone());
+    broadcast(st, resolved);
 }
 
 fn broadcast(st: &State, frame: Value) {

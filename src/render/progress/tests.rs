@@ -6,6 +6,22 @@ fn chars(s: &str) -> usize {
 }
 
 #[test]
+fn approval_lines_name_the_title_else_the_command() {
+    assert_eq!(
+        approval_line("Run a  shell\ncommand?", Some("rm -rf build"), 120),
+        "⏸ Waiting for approval: Run a shell command?"
+    );
+    assert_eq!(
+        approval_line("  ", Some("rm -rf build"), 120),
+        "⏸ Waiting for approval: rm -rf build"
+    );
+    assert_eq!(approval_line("", None, 120), "⏸ Waiting for approval");
+    let long = approval_line(&"word ".repeat(60), None, 40);
+    assert!(chars(&long) <= 40);
+    assert!(long.starts_with("⏸ Waiting for approval: word") && long.ends_with('…'));
+}
+
+#[test]
 fn label_pool_is_single_words() {
     assert!(LABEL_POOL.len() >= 15);
     for l in LABEL_POOL {
@@ -366,6 +382,7 @@ mod props {
             }
             prop_assert!(note_line(Some(&name), &name, &preview, max).chars().count() <= max);
             prop_assert!(commentary_line(&preview, max).chars().count() <= max);
+            prop_assert!(approval_line(&name, Some(&cmd), max).chars().count() <= max);
         }
     }
 }
