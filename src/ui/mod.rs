@@ -6,6 +6,8 @@ mod browser;
 mod bubble;
 mod chat;
 mod composer;
+mod frame_refusal;
+mod gateway_prompt;
 mod markdown_view;
 mod notices;
 mod progress_draft;
@@ -17,6 +19,7 @@ mod sidebar;
 mod status;
 mod thread_menu;
 mod timeline;
+mod token_list;
 mod tool_card;
 mod view_state;
 
