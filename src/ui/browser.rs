@@ -107,7 +107,8 @@ pub fn is_framed() -> bool {
     }
 }
 
-/// The focused element, to give the focus back to after a dialog.
+/// The focused element, to give the focus back to after a dialog (`None`
+/// when nothing is, i.e. the body).
 pub fn focused() -> Option<web_sys::HtmlElement> {
     use wasm_bindgen::JsCast;
     web_sys::window()?
@@ -115,6 +116,7 @@ pub fn focused() -> Option<web_sys::HtmlElement> {
         .active_element()?
         .dyn_into::<web_sys::HtmlElement>()
         .ok()
+        .filter(|el| el.tag_name() != "BODY")
 }
 
 /// The composer's text field, where the focus goes by default.

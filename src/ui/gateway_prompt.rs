@@ -22,13 +22,12 @@ pub fn GatewayPrompt(prompt: Prompt) -> impl IntoView {
         }
     });
     let restore_focus = move || {
-        // After the page stops being inert (the next frame).
+        // Taken now: the dialog (and what it owns) is gone by the next
+        // frame, when the page stops being inert and can take the focus.
+        let el = back.try_get_value().flatten();
         request_animation_frame(move || {
             // The element may be gone (a dialog that led to this one).
-            let el = back
-                .get_value()
-                .filter(|el| el.is_connected())
-                .or_else(browser::composer);
+            let el = el.filter(|el| el.is_connected()).or_else(browser::composer);
             if let Some(el) = el {
                 let _ = el.focus();
             }

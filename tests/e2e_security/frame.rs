@@ -21,7 +21,7 @@ fn inside_a_frame_the_app_says_why_and_does_not_connect() {
         std::fs::write(
             framer_dir.path().join("index.html"),
             format!(
-                "<!doctype html><title>framer</title>\
+                "<!doctype html><title>framer</title><link rel=\"icon\" href=\"data:,\">\
                  <iframe src=\"{link}\" width=\"800\" height=\"600\"></iframe>"
             ),
         )
