@@ -272,8 +272,10 @@ mod tests {
                 "{link}: {p:?}"
             );
         }
-        let mut bad = Settings::default();
-        bad.gateway_url = "gopher://x".into();
+        let bad = Settings {
+            gateway_url: "gopher://x".into(),
+            ..Settings::default()
+        };
         assert!(matches!(
             plan(None, &PAGE, &bad, &LinkAnswer::Unasked),
             Plan::Unusable(_)

@@ -30,7 +30,8 @@ impl Page {
             _turn: turn,
         };
         page.browser.goto(&page.url(gateway_ws, hash)).await;
-        confirm_if_asked(&page.browser, gateway_ws).await;
+        // Boxed: this future nests in big test futures on 2 MiB stacks.
+        Box::pin(confirm_if_asked(&page.browser, gateway_ws)).await;
         page
     }
 
@@ -42,7 +43,7 @@ impl Page {
     pub async fn second_browser(&self, gateway_ws: &str, hash: &str) -> Browser {
         let b = Browser::start().await;
         b.goto(&self.url(gateway_ws, hash)).await;
-        confirm_if_asked(&b, gateway_ws).await;
+        Box::pin(confirm_if_asked(&b, gateway_ws)).await;
         b
     }
 
