@@ -36,50 +36,42 @@ pub fn GatewayPrompt(prompt: Prompt) -> impl IntoView {
     let token = NodeRef::<Input>::new();
     let remember = NodeRef::<Input>::new();
 
-    let (kind, title, body) = match &prompt {
-        Prompt::Link(gateway) => {
-            let url = gateway.url();
-            (
-                "link",
-                "Connect to another gateway?",
-                view! {
-                    <p id="gateway-prompt-desc" data-testid="gateway-prompt-question">
-                        "Connect to " <code data-testid="gateway-prompt-address">{url}</code>
-                        "? It is not the gateway this page came from."
-                    </p>
-                    <p class="gateway-prompt-note">
-                        "A link asked for it. It gets no token saved on this device; enter one only if this is your gateway."
-                    </p>
-                    <label>"Token for this gateway (optional)"
-                        <input type="password" name="link_token" autocomplete="off" node_ref=token />
-                    </label>
-                    <label class="check">
-                        <input type="checkbox" name="remember_gateway" node_ref=remember />
-                        "Remember this gateway"
-                    </label>
-                }
-                .into_any(),
-            )
-        }
-        Prompt::Plaintext(gateway) => {
-            let url = gateway.url();
-            (
-                "plaintext",
-                "Send the token unencrypted?",
-                view! {
-                    <p id="gateway-prompt-desc" data-testid="gateway-prompt-question">
-                        "The connection to " <code data-testid="gateway-prompt-address">{url}</code>
-                        " is not encrypted (ws://, not wss://): anyone on the network between you and it can read the token and your messages."
-                    </p>
-                }
-                .into_any(),
-            )
-        }
+    let (kind, title, before, after, no_label, yes_label) = match &prompt {
+        Prompt::Link(_) => (
+            "link",
+            "Connect to another gateway?",
+            "Connect to ",
+            "? It is not the gateway this page came from.",
+            "No, keep my gateway",
+            "Connect",
+        ),
+        Prompt::Plaintext(_) => (
+            "plaintext",
+            "Send the token unencrypted?",
+            "The connection to ",
+            " is not encrypted (ws://, not wss://): anyone on the network between you and it can read the token and your messages.",
+            "Don't send it",
+            "Send it unencrypted",
+        ),
     };
-    let (no_label, yes_label) = match &prompt {
-        Prompt::Link(_) => ("No, keep my gateway", "Connect"),
-        Prompt::Plaintext(_) => ("Don't send it", "Send it unencrypted"),
+    let url = match &prompt {
+        Prompt::Link(g) | Prompt::Plaintext(g) => g.url(),
     };
+    // Only a link's gateway can get a token (and be remembered) here.
+    let link_fields = matches!(prompt, Prompt::Link(_)).then(|| {
+        view! {
+            <p class="gateway-prompt-note">
+                "A link asked for it. It gets no token saved on this device; enter one only if this is your gateway."
+            </p>
+            <label>"Token for this gateway (optional)"
+                <input type="password" name="link_token" autocomplete="off" node_ref=token />
+            </label>
+            <label class="check">
+                <input type="checkbox" name="remember_gateway" node_ref=remember />
+                "Remember this gateway"
+            </label>
+        }
+    });
     let answer = {
         let prompt = prompt.clone();
         move |yes: bool| {
@@ -113,7 +105,10 @@ pub fn GatewayPrompt(prompt: Prompt) -> impl IntoView {
         <div class="gateway-prompt" role="dialog" aria-modal="true" aria-labelledby="gateway-prompt-title"
             aria-describedby="gateway-prompt-desc" data-testid="gateway-prompt" data-kind=kind on:keydown=on_key>
             <h2 id="gateway-prompt-title">{title}</h2>
-            {body}
+            <p id="gateway-prompt-desc" data-testid="gateway-prompt-question">
+                {before} <code data-testid="gateway-prompt-address">{url}</code> {after}
+            </p>
+            {link_fields}
             <div class="gateway-prompt-actions">
                 <button type="button" data-testid="gateway-decline" node_ref=safe on:click=move |_| no(false)>{no_label}</button>
                 <button type="button" class="primary" data-testid="gateway-accept" on:click=move |_| yes(true)>{yes_label}</button>

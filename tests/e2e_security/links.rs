@@ -54,6 +54,13 @@ async fn asked_before_connecting(b: &Browser, fake: &FakeGateway, before: usize,
         ))
         .await;
     }
+    if hash(b).await != c.hash {
+        b.fail(&format!(
+            "link {:?}: the deep link {:?} was lost while asking",
+            c.query, c.hash
+        ))
+        .await;
+    }
     // Give a connection the time to happen, if the app were to make one.
     tokio::time::sleep(Duration::from_millis(700)).await;
     let now = fake.connections().len();
@@ -121,6 +128,12 @@ fn a_crafted_link_never_sends_the_token_elsewhere_and_asks_first() {
                 hash: "#/t/c_b",
                 connect: true,
             },
+            Crafted {
+                query: b_local.clone(),
+                shown: b_local.clone(),
+                hash: "#/t/c_b/3",
+                connect: false,
+            },
             // A itself under another name is another address: asked, too.
             Crafted {
                 query: format!("ws://localhost:{}/ws", a.port()),
@@ -170,6 +183,17 @@ fn a_crafted_link_never_sends_the_token_elsewhere_and_asks_first() {
                 // No: the page's own gateway, A, with A's token.
                 connected(b).await;
             }
+            // The focus is back in the page (nothing had it: the composer).
+            b.poll("the focus back on the composer", secs(5), || async {
+                let back = b
+                    .js(
+                        "return document.activeElement.matches(arguments[0]);",
+                        vec![json!(COMPOSER)],
+                    )
+                    .await;
+                (back == true).then_some(())
+            })
+            .await;
             if !b.exists(CONNECTED).await || fake.connections().len() != accepted {
                 b.fail(&format!(
                     "link {:?}: expected {accepted} connection(s) to B, it had {}",
