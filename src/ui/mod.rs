@@ -14,12 +14,12 @@ mod progress_draft;
 mod reasoning_block;
 mod row_view;
 mod runtime;
+mod saved_gateways;
 mod settings_panel;
 mod sidebar;
 mod status;
 mod thread_menu;
 mod timeline;
-mod token_list;
 mod tool_card;
 mod view_state;
 

@@ -194,6 +194,12 @@ impl Runtime {
                 return;
             }
         };
+        // The link's gateway, once connected to, stays this page's choice:
+        // forgetting it in Settings takes effect at the next visit.
+        if link.as_deref().and_then(|l| Address::parse(l).ok()) == Some(address.clone()) {
+            let accepted = LinkAnswer::Accepted(address.clone());
+            self.core.update_value(|c| c.link = accepted);
+        }
         self.ask(None);
         self.gateway.set(Some(address.clone()));
         let target = Some((address.clone(), token.clone()));

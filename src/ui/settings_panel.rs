@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use super::runtime::Runtime;
-use super::token_list::TokenList;
+use super::saved_gateways::SavedGateways;
 use crate::settings::{LabelMode, ProgressDetail, Settings, StreamingMode, Theme, ToolDetail};
 
 #[component]
@@ -52,7 +52,14 @@ pub fn SettingsPanel(open: RwSignal<bool>) -> impl IntoView {
                             if let Some(g) = gateway() { change(&|s| s.set_token(&g, &v)) }
                         } />
                 </label>
-                <TokenList />
+                <p class="saved-title">"Tokens on this device, each sent only to its gateway"</p>
+                <SavedGateways what="token" empty="No token saved."
+                    gateways=Signal::derive(move || s().tokens.keys().cloned().collect())
+                    forget=move |g: String| change(&|s| { s.tokens.remove(&g); }) />
+                <p class="saved-title">"Gateways links may open without asking"</p>
+                <SavedGateways what="remembered" empty="None."
+                    gateways=Signal::derive(move || s().trusted_gateways)
+                    forget=move |g: String| change(&|s| s.trusted_gateways.retain(|t| *t != g)) />
             </fieldset>
 
             <fieldset>

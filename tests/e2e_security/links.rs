@@ -265,6 +265,21 @@ fn remembered_gateways_connect_at_once_with_their_own_token() {
             b.fail(&format!("remembered gateways: {}", s["trusted_gateways"]))
                 .await;
         }
+        // Settings list it; Forget makes the link ask again.
+        open_settings(b).await;
+        let entry = format!(
+            "[data-testid=remembered-entry][data-gateway=\"{}\"]",
+            fake.ws_url()
+        );
+        b.wait_for(&entry, secs(5)).await;
+        b.click("[data-testid=forget-remembered]").await;
+        b.wait_gone(&entry, secs(5)).await;
+        if stored_settings(b).await["trusted_gateways"] != json!([]) {
+            b.fail("Forget left the gateway remembered").await;
+        }
+        close_settings(b).await;
+        b.refresh().await;
+        b.wait_for(GATEWAY_PROMPT, secs(20)).await;
         app.finish().await;
     })
 }

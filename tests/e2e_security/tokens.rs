@@ -32,7 +32,7 @@ fn a_v1_token_migrates_and_settings_list_and_forget_tokens_by_gateway() {
         let listed = b
             .js(
                 "return Array.from(document.querySelectorAll('[data-testid=token-entry]'), e =>
-                   [e.dataset.gateway, e.querySelector('.token-gateway').textContent,
+                   [e.dataset.gateway, e.querySelector('.saved-gateway').textContent,
                     e.querySelector('[data-testid=forget-token]').getAttribute('aria-label')]);",
                 vec![],
             )
