@@ -1,11 +1,13 @@
 //! Talking to the gateway: the socket supervisor (browser-only) and the
-//! pure pieces it uses (backoff, choice of address).
+//! pure pieces it uses (backoff, addresses, choice of gateway and token).
 
+pub mod address;
 pub mod backoff;
 pub mod endpoint;
 pub mod heartbeat;
 pub mod socket;
 
+pub use address::Address;
 pub use backoff::Backoff;
-pub use endpoint::{gateway_url, PageOrigin};
+pub use endpoint::{plan, LinkAnswer, PageOrigin, Plan};
 pub use socket::{Event, Socket, Status, Target};

@@ -40,6 +40,8 @@ pub enum Status {
     Unauthorized(String),
     /// The gateway speaks another protocol version; no retry.
     Unsupported(String),
+    /// Not connecting until the user answers (why, for the badge).
+    Held(String),
 }
 
 /// What the supervisor tells the app.
@@ -55,7 +57,7 @@ pub enum Event {
 /// Where and as whom to connect.
 #[derive(Debug, Clone)]
 pub struct Target {
-    pub url: Result<String, String>,
+    pub url: String,
     pub hello: Hello,
 }
 
@@ -65,7 +67,8 @@ pub struct Socket {
 }
 
 struct Inner {
-    target: RefCell<Target>,
+    /// `None` until the app chose a gateway, and after `stop`.
+    target: RefCell<Option<Target>>,
     on_event: Box<dyn Fn(Event)>,
     ws: RefCell<Option<Live>>,
     backoff: RefCell<Backoff>,
@@ -101,10 +104,11 @@ impl Drop for Live {
 }
 
 impl Socket {
-    pub fn new(target: Target, on_event: impl Fn(Event) + 'static) -> Socket {
+    /// A supervisor with no gateway yet: it connects at `retarget`.
+    pub fn new(on_event: impl Fn(Event) + 'static) -> Socket {
         Socket {
             inner: Rc::new(Inner {
-                target: RefCell::new(target),
+                target: RefCell::new(None),
                 on_event: Box::new(on_event),
                 ws: RefCell::new(None),
                 backoff: RefCell::new(Backoff::default()),
@@ -114,16 +118,23 @@ impl Socket {
         }
     }
 
-    /// Connects now (also the "retry now" action).
-    pub fn connect(&self) {
+    /// New address or token (or "retry now"): start over, even after an
+    /// auth failure.
+    pub fn retarget(&self, target: Target) {
+        *self.inner.target.borrow_mut() = Some(target);
+        self.inner.backoff.borrow_mut().reset();
         Inner::connect(&self.inner);
     }
 
-    /// New address or token: start over, even after an auth failure.
-    pub fn retarget(&self, target: Target) {
-        *self.inner.target.borrow_mut() = target;
-        self.inner.backoff.borrow_mut().reset();
-        self.connect();
+    /// Closes the socket and stops retrying until the next `retarget`.
+    pub fn stop(&self) {
+        if let Some(t) = self.inner.retry.borrow_mut().take() {
+            t.clear();
+        }
+        self.inner.target.borrow_mut().take();
+        if self.inner.ws.borrow_mut().take().is_some() {
+            self.inner.emit(Event::Lost);
+        }
     }
 
     /// Sends a frame if the socket is open and past `hello`; false otherwise.
@@ -156,14 +167,10 @@ impl Inner {
             this.emit(Event::Lost);
         }
         this.halted.set(false);
-        let target = this.target.borrow().clone();
-        let url = match target.url {
-            Ok(url) => url,
-            Err(why) => {
-                this.emit(Event::Status(Status::Offline(why)));
-                return;
-            }
+        let Some(target) = this.target.borrow().clone() else {
+            return;
         };
+        let url = target.url;
         this.emit(Event::Status(Status::Connecting));
         let ws = match WebSocket::new(&url) {
             Ok(ws) => ws,

@@ -1,10 +1,13 @@
-//! The page: thread list, open thread, composer, settings and notices.
+//! The page: thread list, open thread, composer, settings, notices and the
+//! gateway questions; or, inside another page's frame, only a refusal.
 
 use leptos::prelude::*;
 
 use super::attention;
 use super::browser;
 use super::chat::Chat;
+use super::frame_refusal::FrameRefusal;
+use super::gateway_prompt::GatewayPrompt;
 use super::notices::Notices;
 use super::runtime::Runtime;
 use super::settings_panel::SettingsPanel;
@@ -13,6 +16,9 @@ use crate::settings::Theme;
 
 #[component]
 pub fn App() -> impl IntoView {
+    if browser::is_framed() {
+        return view! { <FrameRefusal /> }.into_any();
+    }
     let rt = Runtime::start();
     provide_context(rt);
     attention::install(rt);
@@ -39,8 +45,10 @@ pub fn App() -> impl IntoView {
         drawer_open.set(false);
     });
 
+    // While a question is open, the page behind it takes no focus or clicks.
+    let asking = move || rt.prompt.with(Option::is_some);
     view! {
-        <div class="app" class:drawer-open=move || drawer_open.get()>
+        <div class="app" class:drawer-open=move || drawer_open.get() inert=asking>
             <Sidebar drawer_open />
             <div class="drawer-scrim" on:click=move |_| drawer_open.set(false)></div>
             <Chat settings_open drawer_open />
@@ -49,5 +57,7 @@ pub fn App() -> impl IntoView {
             </Show>
             <Notices />
         </div>
+        {move || rt.prompt.get().map(|prompt| view! { <GatewayPrompt prompt /> })}
     }
+    .into_any()
 }

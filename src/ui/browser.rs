@@ -95,6 +95,41 @@ pub fn replace_hash(channel_id: Option<&str>) {
     }
 }
 
+/// Whether the page runs inside a frame (or cannot tell, which counts as
+/// framed): another page could then overlay it to trick the user's clicks.
+pub fn is_framed() -> bool {
+    let Some(w) = web_sys::window() else {
+        return true;
+    };
+    match w.top() {
+        Ok(Some(top)) => !js_sys::Object::is(&top, &w.self_()),
+        _ => true,
+    }
+}
+
+/// The focused element, to give the focus back to after a dialog (`None`
+/// when nothing is, i.e. the body).
+pub fn focused() -> Option<web_sys::HtmlElement> {
+    use wasm_bindgen::JsCast;
+    web_sys::window()?
+        .document()?
+        .active_element()?
+        .dyn_into::<web_sys::HtmlElement>()
+        .ok()
+        .filter(|el| el.tag_name() != "BODY")
+}
+
+/// The composer's text field, where the focus goes by default.
+pub fn composer() -> Option<web_sys::HtmlElement> {
+    use wasm_bindgen::JsCast;
+    web_sys::window()?
+        .document()?
+        .query_selector("form[data-testid=composer] textarea")
+        .ok()??
+        .dyn_into::<web_sys::HtmlElement>()
+        .ok()
+}
+
 pub fn copy_to_clipboard(text: &str) {
     if let Some(w) = web_sys::window() {
         let _ = w.navigator().clipboard().write_text(text);

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use super::attention;
 use super::browser;
 use super::view_state::ViewState;
-use crate::net::{gateway_url, Event, PageOrigin, Socket, Target};
+use crate::net::{plan, Address, Event, LinkAnswer, PageOrigin, Plan, Socket, Status, Target};
 use crate::protocol::{Hello, PROTOCOL_VERSION};
 use crate::settings::Settings;
 use crate::store::{Effect, OutboxEntry, Store};
@@ -21,6 +21,19 @@ const CLIENT: &str = concat!("aria-web/", env!("CARGO_PKG_VERSION"));
 struct Core {
     store: Store,
     socket: Option<Socket>,
+    /// What the user said in this page about the link's `?gateway=`.
+    link: LinkAnswer,
+    /// Where the socket is pointed, and with which token.
+    target: Option<(Address, Option<String>)>,
+}
+
+/// A question the app waits on before it connects.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prompt {
+    /// A link names a gateway that is not the page's own, saved or remembered.
+    Link(Address),
+    /// The token would travel unencrypted to another machine.
+    Plaintext(Address),
 }
 
 /// The app's handle, cheap to copy into every component and callback.
@@ -32,12 +45,22 @@ pub struct Runtime {
     pub settings: RwSignal<Settings>,
     /// Something happened while the tab was hidden (the title's marker).
     pub marked: RwSignal<bool>,
+    /// The gateway in use or about to be (what the token field is for).
+    pub gateway: RwSignal<Option<Address>>,
+    pub prompt: RwSignal<Option<Prompt>>,
 }
 
 impl Runtime {
     /// Builds the store from what this browser kept, and connects.
     pub fn start() -> Runtime {
-        let settings = Settings::from_json(&browser::load(SETTINGS_KEY).unwrap_or_default());
+        let own = page_address().ok();
+        let stored = browser::load(SETTINGS_KEY);
+        let settings = Settings::from_json(stored.as_deref().unwrap_or_default(), own.as_ref());
+        // Keep what an older version saved only in its new form (a global
+        // token is now bound to one gateway).
+        if stored.is_some_and(|text| text != settings.to_json()) {
+            browser::save(SETTINGS_KEY, &settings.to_json());
+        }
         let mut store = Store::new();
         let kept: Vec<OutboxEntry> = browser::load(OUTBOX_KEY)
             .and_then(|s| serde_json::from_str(&s).ok())
@@ -47,16 +70,20 @@ impl Runtime {
             core: StoredValue::new_local(Core {
                 store,
                 socket: None,
+                link: LinkAnswer::Unasked,
+                target: None,
             }),
             flush_pending: StoredValue::new_local(Rc::new(Cell::new(false))),
             view: ViewState::new(),
-            settings: RwSignal::new(settings.clone()),
+            settings: RwSignal::new(settings),
             marked: RwSignal::new(false),
+            gateway: RwSignal::new(None),
+            prompt: RwSignal::new(None),
         };
         rt.act(|s| s.open(browser::hash_channel()));
-        let socket = Socket::new(target(&settings), move |e| rt.on_socket(e));
-        rt.core.update_value(|c| c.socket = Some(socket.clone()));
-        socket.connect();
+        let socket = Socket::new(move |e| rt.on_socket(e));
+        rt.core.update_value(|c| c.socket = Some(socket));
+        rt.replan(true);
         rt
     }
 
@@ -81,9 +108,7 @@ impl Runtime {
     }
 
     pub fn retry_connection(&self) {
-        if let Some(socket) = self.socket() {
-            socket.connect();
-        }
+        self.replan(true);
     }
 
     /// Simulates a network drop (diagnostics view).
@@ -93,17 +118,135 @@ impl Runtime {
         }
     }
 
-    /// Saves settings; reconnects when the address or token changed.
+    /// Saves settings; reconnects when that changes the gateway or token.
     pub fn save_settings(&self, next: Settings) {
         let prev = self.settings.get_untracked();
         browser::save(SETTINGS_KEY, &next.to_json());
-        let reconnect = prev.gateway_url != next.gateway_url || prev.token != next.token;
-        self.settings.set(next.clone());
-        if reconnect {
-            if let Some(socket) = self.socket() {
-                socket.retarget(target(&next));
-            }
+        let replan = prev.gateway_url != next.gateway_url
+            || prev.tokens != next.tokens
+            || prev.trusted_gateways != next.trusted_gateways
+            || prev.plaintext_ok != next.plaintext_ok;
+        self.settings.set(next);
+        if replan {
+            self.replan(false);
         }
+    }
+
+    /// The user's answer about the gateway a link names: yes (with the
+    /// token they entered for it, if any, and "remember"), or no.
+    pub fn answer_link(&self, gateway: Address, connect: bool, token: &str, remember: bool) {
+        let answer = if connect {
+            LinkAnswer::Accepted(gateway.clone())
+        } else {
+            LinkAnswer::Declined(gateway.clone())
+        };
+        self.core.update_value(|c| c.link = answer);
+        let mut next = self.settings.get_untracked();
+        if connect && !token.is_empty() {
+            next.set_token(&gateway, token);
+        }
+        if connect && remember {
+            next.trust(&gateway);
+        }
+        self.save_settings(next);
+        self.replan(false);
+    }
+
+    /// The user's answer about sending the token unencrypted.
+    pub fn answer_plaintext(&self, gateway: Address, send: bool) {
+        if send {
+            let mut next = self.settings.get_untracked();
+            next.allow_plaintext(&gateway);
+            self.save_settings(next);
+            return;
+        }
+        self.ask(None);
+        self.view.status.set(Status::Offline(format!(
+            "the token was not sent, since the connection to {gateway} is not encrypted."
+        )));
+    }
+
+    /// Decides where to connect and connects, or waits for the user's
+    /// answer. `force` reconnects even to the same target ("retry now").
+    fn replan(&self, force: bool) {
+        let Some(socket) = self.socket() else { return };
+        let settings = self.settings.get_untracked();
+        let link = browser::query_param("gateway");
+        let answer = self
+            .core
+            .try_with_value(|c| c.link.clone())
+            .unwrap_or_default();
+        let (protocol, host) = page_location();
+        let page = PageOrigin {
+            protocol: &protocol,
+            host: &host,
+        };
+        let (address, token) = match plan(link.as_deref(), &page, &settings, &answer) {
+            Plan::Connect { address, token } => (address, token),
+            Plan::ConfirmLink(address) => {
+                self.hold(&socket, None, Prompt::Link(address));
+                return;
+            }
+            Plan::ConfirmPlaintext(address) => {
+                self.hold(&socket, Some(address.clone()), Prompt::Plaintext(address));
+                return;
+            }
+            Plan::Unusable(why) => {
+                self.stop(&socket, None);
+                self.ask(None);
+                self.view.status.set(Status::Offline(why));
+                return;
+            }
+        };
+        // The link's gateway, once connected to, stays this page's choice:
+        // forgetting it in Settings takes effect at the next visit.
+        if link.as_deref().and_then(|l| Address::parse(l).ok()) == Some(address.clone()) {
+            let accepted = LinkAnswer::Accepted(address.clone());
+            self.core.update_value(|c| c.link = accepted);
+        }
+        self.ask(None);
+        self.gateway.set(Some(address.clone()));
+        let target = Some((address.clone(), token.clone()));
+        let same = self
+            .core
+            .try_with_value(|c| c.target == target)
+            .unwrap_or(false);
+        if same && !force {
+            return;
+        }
+        self.core.update_value(|c| c.target = target);
+        socket.retarget(Target {
+            url: address.url(),
+            hello: Hello {
+                token,
+                device_id: browser::device_id(),
+                client: CLIENT.to_string(),
+                protocol: PROTOCOL_VERSION,
+            },
+        });
+    }
+
+    /// Disconnects and shows `prompt` until the user answers.
+    fn hold(&self, socket: &Socket, gateway: Option<Address>, prompt: Prompt) {
+        self.stop(socket, gateway);
+        self.ask(Some(prompt));
+        self.view
+            .status
+            .set(Status::Held("waiting for your answer.".into()));
+    }
+
+    /// Shows `prompt` (or none); an unchanged one stays as it is, with
+    /// what the user typed into it.
+    fn ask(&self, prompt: Option<Prompt>) {
+        if self.prompt.get_untracked() != prompt {
+            self.prompt.set(prompt);
+        }
+    }
+
+    fn stop(&self, socket: &Socket, gateway: Option<Address>) {
+        socket.stop();
+        self.core.update_value(|c| c.target = None);
+        self.gateway.set(gateway);
     }
 
     fn socket(&self) -> Option<Socket> {
@@ -182,7 +325,8 @@ impl Runtime {
     }
 }
 
-fn target(settings: &Settings) -> Target {
+/// `location.protocol` and `location.host`.
+fn page_location() -> (String, String) {
     let location = browser::location();
     let protocol = location
         .as_ref()
@@ -192,21 +336,11 @@ fn target(settings: &Settings) -> Target {
         .as_ref()
         .and_then(|l| l.host().ok())
         .unwrap_or_default();
-    let query = browser::query_param("gateway");
-    Target {
-        url: gateway_url(
-            query.as_deref(),
-            &settings.gateway_url,
-            &PageOrigin {
-                protocol: &protocol,
-                host: &host,
-            },
-        ),
-        hello: Hello {
-            token: Some(settings.token.clone()).filter(|t| !t.is_empty()),
-            device_id: browser::device_id(),
-            client: CLIENT.to_string(),
-            protocol: PROTOCOL_VERSION,
-        },
-    }
+    (protocol, host)
+}
+
+/// The page's own gateway, `/ws` on its origin.
+fn page_address() -> Result<Address, String> {
+    let (protocol, host) = page_location();
+    Address::same_origin(&protocol, &host)
 }

@@ -1,10 +1,12 @@
 //! Settings: every display preference applies at once and is saved on this
-//! device; the gateway address and token reconnect when changed.
+//! device; the gateway address and token reconnect when changed. A token
+//! is saved for the gateway in use and listed with it.
 
 use leptos::prelude::*;
 
 use super::attention;
 use super::runtime::Runtime;
+use super::saved_gateways::SavedGateways;
 use crate::settings::{LabelMode, ProgressDetail, Settings, StreamingMode, Theme, ToolDetail};
 
 #[component]
@@ -23,6 +25,11 @@ pub fn SettingsPanel(open: RwSignal<bool>) -> impl IntoView {
     };
     let s = move || rt.settings.get();
     let diag = move || rt.view.diagnostics.get();
+    let gateway = move || rt.gateway.get();
+    let token_label = move || match gateway() {
+        Some(g) => format!("Token for {g}"),
+        None => "Token (no gateway chosen yet)".to_string(),
+    };
 
     view! {
         <div class="modal-scrim" on:click=move |_| close()></div>
@@ -38,10 +45,22 @@ pub fn SettingsPanel(open: RwSignal<bool>) -> impl IntoView {
                     <input type="url" name="gateway_url" placeholder="ws://127.0.0.1:8080/ws" prop:value=move || s().gateway_url
                         on:change=move |ev| { let v = event_target_value(&ev); change(&|s| s.gateway_url = v.trim().to_string()) } />
                 </label>
-                <label>"Token"
-                    <input type="password" name="token" autocomplete="off" prop:value=move || s().token
-                        on:change=move |ev| { let v = event_target_value(&ev); change(&|s| s.token = v.clone()) } />
+                <label><span data-testid="token-label">{token_label}</span>
+                    <input type="password" name="token" autocomplete="off" disabled=move || gateway().is_none()
+                        prop:value=move || gateway().and_then(|g| s().token_for(&g).map(str::to_string)).unwrap_or_default()
+                        on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            if let Some(g) = gateway() { change(&|s| s.set_token(&g, &v)) }
+                        } />
                 </label>
+                <p class="saved-title">"Tokens on this device, each sent only to its gateway"</p>
+                <SavedGateways what="token" empty="No token saved."
+                    gateways=Signal::derive(move || s().tokens.keys().cloned().collect())
+                    forget=move |g: String| change(&|s| { s.tokens.remove(&g); }) />
+                <p class="saved-title">"Gateways links may open without asking"</p>
+                <SavedGateways what="remembered" empty="None."
+                    gateways=Signal::derive(move || s().trusted_gateways)
+                    forget=move |g: String| change(&|s| s.trusted_gateways.retain(|t| *t != g)) />
             </fieldset>
 
             <fieldset>

@@ -1,4 +1,5 @@
-//! The connection badge: what the socket is doing, and "retry now".
+//! The connection badge: what the socket is doing, "retry now", and
+//! "not encrypted" whenever the gateway is plain `ws://` on another machine.
 
 use leptos::prelude::*;
 
@@ -28,6 +29,7 @@ pub fn ConnectionStatus() -> impl IntoView {
         Status::Offline(_) => "offline",
         Status::Unauthorized(_) => "unauthorized",
         Status::Unsupported(_) => "unsupported",
+        Status::Held(_) => "held",
     };
     let label = move || match rt.view.status.get() {
         Status::Connecting => "Connecting…".to_string(),
@@ -43,12 +45,26 @@ pub fn ConnectionStatus() -> impl IntoView {
         Status::Offline(why) => format!("Offline: {why}"),
         Status::Unauthorized(why) => format!("Not authorized: {why} Check the token in Settings."),
         Status::Unsupported(why) => format!("Incompatible gateway: {why}"),
+        Status::Held(why) => format!("Not connected: {why}"),
     };
-    let can_retry = move || !matches!(rt.view.status.get(), Status::Connected | Status::Connecting);
+    let can_retry = move || {
+        !matches!(
+            rt.view.status.get(),
+            Status::Connected | Status::Connecting | Status::Held(_)
+        )
+    };
+    let exposed = move || {
+        rt.gateway
+            .with(|g| g.as_ref().is_some_and(|g| g.is_exposed()))
+    };
     view! {
         <div class="conn-status" data-testid="conn-status" data-state=state role="status">
             <span class="conn-dot" aria-hidden="true"></span>
             <span class="conn-label">{label}</span>
+            <Show when=exposed>
+                <span class="conn-plaintext" data-testid="conn-plaintext"
+                    title="ws:// to another machine: anyone on the network path can read this connection">"not encrypted"</span>
+            </Show>
             <Show when=can_retry>
                 <button type="button" class="link-button" on:click=move |_| rt.retry_connection()>"Retry now"</button>
             </Show>

@@ -247,10 +247,17 @@ impl Browser {
     /// Starts chromedriver on a free port and a fresh headless Chromium
     /// (new profile dir, browser console captured).
     pub async fn start() -> Browser {
+        Browser::start_with_args(&[]).await
+    }
+
+    /// [`start`](Self::start) with more Chromium flags (e.g.
+    /// `--host-resolver-rules=…` to give loopback a non-loopback name).
+    pub async fn start_with_args(extra: &[&str]) -> Browser {
         let driver_log: SharedLog = Default::default();
         let driver = Driver::start(driver_log.clone()).await;
         let profile = TempDir::new("aria-e2e-chromium");
         let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|s| s.to_string()).collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
         args.push(format!("--user-data-dir={}", profile.path().display()));
         let caps = json!({
             "browserName": "chrome",

@@ -2,7 +2,12 @@
 //! at any gateway: a real one, one behind a [`TcpProxy`](super::tcp_proxy),
 //! or a [`FakeGateway`](super::fake_gateway). The page itself stays
 //! reachable while the gateway dies.
+//!
+//! The app asks before it connects to a gateway a link names (it is not the
+//! page's own): `open` and `second_browser` answer yes, with "remember",
+//! for any `ws://` address, so a reload connects at once.
 
+use super::ui::answer_link_prompt;
 use super::{exclusive, paths, Browser, StaticServer};
 
 /// A browser with the app served by a static server, holding the suite's
@@ -25,6 +30,8 @@ impl Page {
             _turn: turn,
         };
         page.browser.goto(&page.url(gateway_ws, hash)).await;
+        // Boxed: this future nests in big test futures on 2 MiB stacks.
+        Box::pin(confirm_if_asked(&page.browser, gateway_ws)).await;
         page
     }
 
@@ -36,11 +43,20 @@ impl Page {
     pub async fn second_browser(&self, gateway_ws: &str, hash: &str) -> Browser {
         let b = Browser::start().await;
         b.goto(&self.url(gateway_ws, hash)).await;
+        Box::pin(confirm_if_asked(&b, gateway_ws)).await;
         b
     }
 
     /// Fails the test if the browser logged a console error, then closes it.
     pub async fn finish(self) {
         self.browser.finish().await;
+    }
+}
+
+/// Says yes (and "remember") to the question about `gateway_ws`, which the
+/// app asks for every usable address (an unusable one it refuses at once).
+async fn confirm_if_asked(b: &Browser, gateway_ws: &str) {
+    if gateway_ws.to_ascii_lowercase().starts_with("ws://") {
+        answer_link_prompt(b, true, None, true).await;
     }
 }

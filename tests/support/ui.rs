@@ -1,6 +1,6 @@
 //! What the browser suites do on the app's page and read back from it:
-//! connecting, sending, the URL's thread, finished answers, localStorage and
-//! the settings panel.
+//! connecting, the gateway questions, sending, the URL's thread, finished
+//! answers, localStorage and the settings panel.
 
 use fantoccini::key::Key;
 use serde_json::{json, Value};
@@ -35,6 +35,41 @@ pub async fn fake_page(fake: &FakeGateway, hash: &str) -> Page {
 pub async fn connected(b: &Browser) {
     b.wait_for(CONNECTED, secs(20)).await;
     count_answers(b).await;
+}
+
+pub const GATEWAY_PROMPT: &str = "[data-testid=gateway-prompt]";
+
+/// Waits for the "connect to the gateway this link names?" dialog and
+/// answers it: `connect` or not, with `token` typed into its token field
+/// and "Remember this gateway" ticked if `remember`. Returns the address
+/// it showed.
+pub async fn answer_link_prompt(
+    b: &Browser,
+    connect: bool,
+    token: Option<&str>,
+    remember: bool,
+) -> String {
+    let dialog = format!("{GATEWAY_PROMPT}[data-kind=link]");
+    b.wait_for(&dialog, secs(20)).await;
+    let shown = b
+        .text_of(&format!("{dialog} [data-testid=gateway-prompt-address]"))
+        .await;
+    if let Some(token) = token {
+        b.type_into(&format!("{dialog} input[name=link_token]"), token)
+            .await;
+    }
+    if remember {
+        b.click(&format!("{dialog} input[name=remember_gateway]"))
+            .await;
+    }
+    let button = if connect {
+        "gateway-accept"
+    } else {
+        "gateway-decline"
+    };
+    b.click(&format!("{dialog} [data-testid={button}]")).await;
+    b.wait_gone(&dialog, secs(5)).await;
+    shown
 }
 
 /// Reloads the page and waits until it is [`connected`] again.
