@@ -23,6 +23,7 @@ mod support;
 mod e2e_approvals {
     mod answers;
     mod attention;
+    mod demo;
     mod devices;
     mod helpers;
 }
