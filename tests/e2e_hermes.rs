@@ -89,7 +89,7 @@ return {
 /// bubble and ends as the model's text, with Hermes named in the footer.
 #[test]
 fn a_hermes_turn_streams_an_answer_after_a_read_file_card() {
-    through_hermes(|opts, _| turn(opts));
+    through_hermes(|opts, work| turn(opts, work));
 }
 
 /// A `rm -rf` that Hermes flags waits for the user in the thread: denied,
@@ -144,7 +144,8 @@ where
     }
 }
 
-async fn turn(opts: GatewayOpts) {
+async fn turn(opts: GatewayOpts, workdir: PathBuf) {
+    let note = workdir.join("note.txt").display().to_string();
     let app = App::start_with(opts).await;
     let b = &app.browser;
     b.wait_for(CONNECTED, secs(30)).await;
@@ -263,17 +264,20 @@ async fn turn(opts: GatewayOpts) {
         .await;
     }
 
-    // Opened, the card names its tool (Hermes's run events carry no
-    // arguments, so there are none to show).
+    // Opened, the card names its tool and shows its arguments (which the
+    // gateway reads from Hermes's transcript: the run's events have none).
     if !b.exists(".tool-card .tool-detail").await {
         b.click(".tool-card .tool-line").await;
     }
     b.wait_for(".tool-card .tool-detail .tool-name", secs(10))
         .await;
     let name = b.text_of(".tool-card .tool-name").await;
-    if name.trim() != "read_file" {
+    let args = b.text_of(".tool-card .tool-args").await;
+    let args: serde_json::Value = serde_json::from_str(&args).unwrap_or_default();
+    if name.trim() != "read_file" || args != json!({"path": note}) {
         b.fail(&format!(
-            "the opened card should name read_file, got {name:?}"
+            "the opened card should name read_file with the note's path {note:?}: \
+             {name:?} {args}"
         ))
         .await;
     }
@@ -298,13 +302,13 @@ async fn approvals(opts: GatewayOpts, workdir: PathBuf) {
     send_new_thread(b, &ask).await;
     answer_hermes(b, &command, "deny", "Denied").await;
     wait_answers(b, 1).await;
-    check_command_turn(b, "failed", "not run: denied").await;
+    check_command_turn(b, &command, "failed", "not run: denied").await;
     assert!(victim.exists(), "a denied rm ran");
 
     send(b, &ask).await;
     answer_hermes(b, &command, "once", "Allowed once").await;
     wait_answers(b, 2).await;
-    check_command_turn(b, "ok", "").await;
+    check_command_turn(b, &command, "ok", "").await;
     assert!(!victim.exists(), "an allowed rm did not run");
     assert_eq!(b.count("[data-testid=approval]").await, 2);
     app.finish().await;
@@ -343,9 +347,9 @@ async fn answer_hermes(b: &support::Browser, command: &str, choice: &str, said: 
     .await;
 }
 
-/// The last turn: its `terminal` card in `state` with `output`, then the
-/// model's answer.
-async fn check_command_turn(b: &support::Browser, state: &str, output: &str) {
+/// The last turn: its `terminal` card of `command` in `state` with
+/// `output`, then the model's answer.
+async fn check_command_turn(b: &support::Browser, command: &str, state: &str, output: &str) {
     let v = b
         .js(
             "const c = Array.from(document.querySelectorAll('.tool-card')).pop(); \
@@ -362,24 +366,29 @@ async fn check_command_turn(b: &support::Browser, state: &str, output: &str) {
                 "const c = Array.from(document.querySelectorAll('.tool-card')).pop(); \
                  const o = c && c.querySelector('.tool-output'); \
                  const none = c && c.querySelector('.tool-detail .muted'); \
-                 return o ? o.textContent || (none ? none.textContent : '') : null;",
+                 const args = c && c.querySelector('.tool-args'); \
+                 return o ? [o.textContent || (none ? none.textContent : ''), args.textContent] : null;",
                 vec![],
             )
             .await
-            .as_str()
-            .map(str::to_string)
+            .as_array()
+            .map(|v| (v[0].as_str().unwrap_or_default().to_string(), v[1].clone()))
         })
         .await;
+    let (out, args) = out;
+    let args: serde_json::Value =
+        serde_json::from_str(args.as_str().unwrap_or_default()).unwrap_or_default();
     let want_out = if output.is_empty() {
         "(no output)"
     } else {
         output
     };
     let line_ok = v[1].as_str().is_some_and(|l| l.contains("rm -rf"));
-    if v[0] != state || !line_ok || v[2] != COMMAND_ANSWER || out != want_out {
+    let args_ok = args == json!({ "command": command });
+    if v[0] != state || !line_ok || !args_ok || v[2] != COMMAND_ANSWER || out != want_out {
         b.fail(&format!(
-            "want the terminal card {state} with output {want_out:?}, then {COMMAND_ANSWER:?}: \
-             {v} output {out:?}"
+            "want the terminal card {state} of {command:?} with output {want_out:?}, then \
+             {COMMAND_ANSWER:?}: {v} args {args} output {out:?}"
         ))
         .await;
     }
