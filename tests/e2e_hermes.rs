@@ -89,7 +89,7 @@ return {
 /// bubble and ends as the model's text, with Hermes named in the footer.
 #[test]
 fn a_hermes_turn_streams_an_answer_after_a_read_file_card() {
-    through_hermes(|opts, work| turn(opts, work));
+    through_hermes(turn);
 }
 
 /// A `rm -rf` that Hermes flags waits for the user in the thread: denied,

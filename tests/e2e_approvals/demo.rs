@@ -14,6 +14,8 @@ const ASK: &str = "/demo approval";
 const RAN: &str = "You allowed it, so I ran";
 const DENIED: &str = "You denied it, so I did not run";
 const TIMED_OUT: &str = "Nobody answered in time, so I did not run";
+/// The end of the command's output when it ran.
+const REMOVED: &str = "removed directory './build'";
 
 /// Records every frame the page sends (`window.__sent`); the socket's
 /// `send` is looked up on the prototype, so an open socket is covered too.
@@ -115,6 +117,16 @@ async fn answer(b: &Browser, id: &str, choice: &str, said: &str) {
     }
 }
 
+/// Waits for the request of the turn just asked, answers `choice`, waits
+/// until it reads `said` and the thread shows `answers` answers; returns
+/// the request's id.
+async fn answered(b: &Browser, choice: &str, said: &str, answers: usize) -> String {
+    let id = pending_request(b).await;
+    answer(b, &id, choice, said).await;
+    wait_answers(b, answers).await;
+    id
+}
+
 /// The frames of `type` that the page sent since [`SEND_RECORDER`].
 async fn sent_of(b: &Browser, ty: &str) -> Vec<Value> {
     let sent = b.js("return window.__sent || [];", vec![]).await;
@@ -132,17 +144,13 @@ fn allow_once_runs_the_command_and_deny_does_not() {
         let app = demo_app(20).await;
         let b = &app.browser;
         send_new_thread(b, ASK).await;
-        let id = pending_request(b).await;
-        answer(b, &id, "once", "Allowed once").await;
-        wait_answers(b, 1).await;
-        check_turn(b, "ok", "removed directory './build'", RAN).await;
+        let id = answered(b, "once", "Allowed once", 1).await;
+        check_turn(b, "ok", REMOVED, RAN).await;
 
         // Allowed once is not remembered: the next one asks again.
         send(b, ASK).await;
-        let second = pending_request(b).await;
+        let second = answered(b, "deny", "Denied", 2).await;
         assert_ne!(second, id);
-        answer(b, &second, "deny", "Denied").await;
-        wait_answers(b, 2).await;
         check_turn(b, "failed", "denied by the user", DENIED).await;
         assert_eq!(turn_view(b).await["approvals"], 2);
         app.finish().await;
@@ -155,14 +163,12 @@ fn allow_for_this_thread_stops_asking_there_and_always_allow_everywhere() {
         let app = demo_app(20).await;
         let b = &app.browser;
         send_new_thread(b, ASK).await;
-        let id = pending_request(b).await;
-        answer(b, &id, "session", "Allowed for this thread").await;
-        wait_answers(b, 1).await;
-        check_turn(b, "ok", "removed directory './build'", RAN).await;
+        answered(b, "session", "Allowed for this thread", 1).await;
+        check_turn(b, "ok", REMOVED, RAN).await;
         // The same thread again: it runs without asking.
         send(b, ASK).await;
         wait_answers(b, 2).await;
-        check_turn(b, "ok", "removed directory './build'", RAN).await;
+        check_turn(b, "ok", REMOVED, RAN).await;
         assert_eq!(turn_view(b).await["approvals"], 1, "asked again");
 
         // Another thread asks; "Always allow" wants a second confirmation.
@@ -177,13 +183,13 @@ fn allow_for_this_thread_stops_asking_there_and_always_allow_everywhere() {
         wait_state(b, &always, "resolved").await;
         assert_eq!(outcome(b, &always).await, "Always allowed");
         wait_answers(b, 1).await;
-        check_turn(b, "ok", "removed directory './build'", RAN).await;
+        check_turn(b, "ok", REMOVED, RAN).await;
 
         // From now on, in any thread, it runs without asking.
         new_thread_pane(b).await;
         send_new_thread(b, ASK).await;
         wait_answers(b, 1).await;
-        check_turn(b, "ok", "removed directory './build'", RAN).await;
+        check_turn(b, "ok", REMOVED, RAN).await;
         assert_eq!(turn_view(b).await["approvals"], 0, "asked again");
         app.finish().await;
     });
