@@ -1,6 +1,7 @@
 //! One WebSocket: the `hello` handshake, then frames in and out until either
 //! side closes.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -11,6 +12,7 @@ use aria_protocol::{
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 
 use crate::app::App;
+use crate::hello_throttle::Attempt;
 use crate::hub::{ConnId, Outgoing};
 use crate::rate_limit::{TokenBucket, BURST, FRAMES_PER_SEC};
 use crate::requests::{self, RequestError};
@@ -29,8 +31,9 @@ const CLOSE_TRY_AGAIN: u16 = 1013;
 /// `server` of `ready`.
 pub const SERVER_NAME: &str = concat!("aria-gateway/", env!("CARGO_PKG_VERSION"));
 
-pub async fn run(app: Arc<App>, mut socket: WebSocket) {
-    let Some(hello) = handshake(&app, &mut socket).await else {
+/// Serves one socket from the client at `peer`.
+pub async fn run(app: Arc<App>, mut socket: WebSocket, peer: IpAddr) {
+    let Some(hello) = handshake(&app, &mut socket, peer).await else {
         return;
     };
     let device_id = hello.device_id;
@@ -64,8 +67,9 @@ pub async fn run(app: Arc<App>, mut socket: WebSocket) {
 }
 
 /// Waits for a valid `hello`. Frames before it get `bad_request` (the socket
-/// stays open); a wrong token or protocol gets its error and close code.
-async fn handshake(app: &App, socket: &mut WebSocket) -> Option<Hello> {
+/// stays open); a wrong token or protocol gets its error and close code, and
+/// so does any `hello` from an address that sent too many wrong tokens.
+async fn handshake(app: &App, socket: &mut WebSocket, peer: IpAddr) -> Option<Hello> {
     let deadline = tokio::time::Instant::now() + HELLO_TIMEOUT;
     loop {
         let text = match tokio::time::timeout_at(deadline, socket.recv()).await {
@@ -80,14 +84,32 @@ async fn handshake(app: &App, socket: &mut WebSocket) -> Option<Hello> {
         let error = match decode(&text) {
             Err(e) => e,
             Ok(ClientFrame::Hello(hello)) => {
-                if !app.token_ok(hello.token.as_deref()) {
-                    let e = RequestError::new(
-                        ErrorCode::Unauthorized,
-                        "The token is missing or wrong.",
-                    );
-                    send_frame(socket, &e.into_frame()).await;
-                    close(socket, CLOSE_UNAUTHORIZED, "unauthorized").await;
-                    return None;
+                let token = hello.token.as_deref();
+                match app
+                    .hello_throttle
+                    .attempt(peer, Instant::now(), || app.token_ok(token))
+                {
+                    Attempt::Accepted => {}
+                    Attempt::Refused => {
+                        tracing::warn!(%peer, "refused hello: wrong or missing token");
+                        let e = RequestError::new(
+                            ErrorCode::Unauthorized,
+                            "The token is missing or wrong.",
+                        );
+                        send_frame(socket, &e.into_frame()).await;
+                        close(socket, CLOSE_UNAUTHORIZED, "unauthorized").await;
+                        return None;
+                    }
+                    Attempt::Blocked => {
+                        tracing::warn!(%peer, "refused hello: too many wrong tokens");
+                        let e = RequestError::new(
+                            ErrorCode::RateLimited,
+                            "Too many wrong tokens from this address; try again in a minute.",
+                        );
+                        send_frame(socket, &e.into_frame()).await;
+                        close(socket, CLOSE_TRY_AGAIN, "too many wrong tokens").await;
+                        return None;
+                    }
                 }
                 if hello.protocol != PROTOCOL_VERSION {
                     let message = format!(

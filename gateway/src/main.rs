@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::str::FromStr;
 
-use aria_gateway::{seed_channel, serve, Cli, Config, SEEDED_CHANNEL};
+use aria_gateway::{load_or_create_token, seed_channel, serve, Cli, Config, SEEDED_CHANNEL};
 use clap::Parser;
 use tracing_subscriber::filter::LevelFilter;
 
@@ -33,7 +33,30 @@ async fn main() -> ExitCode {
             }
         }
     }
-    let config = Config::from(cli);
+    let generate_token = cli.generate_token;
+    let mut config = Config::from(cli);
+    if generate_token && config.token.is_none() {
+        match load_or_create_token(&config.data_dir) {
+            Ok(stored) => {
+                if stored.created {
+                    // The only time it is shown; stdout stays the one
+                    // "listening on" line.
+                    eprintln!(
+                        "aria-gateway: new token (stored in {}): {}",
+                        stored.path.display(),
+                        stored.token
+                    );
+                } else {
+                    tracing::info!(file = %stored.path.display(), "using the stored token");
+                }
+                config.token = Some(stored.token);
+            }
+            Err(e) => {
+                eprintln!("aria-gateway: cannot make or read the token in {}: {e}", config.data_dir.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     let server = match serve(config).await {
         Ok(server) => server,
         Err(e) => {
