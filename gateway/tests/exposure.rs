@@ -94,14 +94,29 @@ impl Drop for Process {
 fn binding_all_interfaces_without_a_token_is_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
     for addr in ["0.0.0.0:0", "[::]:0"] {
-        let output = Command::new(env!("CARGO_BIN_EXE_aria-gateway"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_aria-gateway"))
             .args(["--addr", addr, "--data-dir"])
             .arg(dir.path())
             .env_remove("ARIA_TOKEN")
             .stdin(Stdio::null())
-            .output()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
             .expect("run aria-gateway");
-        assert!(!output.status.success(), "{addr}: it started");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{addr}: the gateway started and kept running");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let output = child.wait_with_output().expect("output");
+        assert!(!status.success(), "{addr}: it exited with success");
         assert!(output.stdout.is_empty(), "{addr}: it printed a listening line");
         let stderr = String::from_utf8_lossy(&output.stderr);
         for needle in ["without a token", "--token", "ARIA_TOKEN", "--generate-token"] {
