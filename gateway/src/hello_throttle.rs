@@ -128,8 +128,16 @@ mod tests {
             assert_eq!(fail(&throttle, a, at), Attempt::Refused, "failure {i}");
         }
         let t10 = t0 + Duration::from_secs(10);
-        assert_eq!(good(&throttle, a, t10), Attempt::Blocked, "even the right token");
-        assert_eq!(fail(&throttle, a, t10), Attempt::Blocked, "not checked, not counted");
+        assert_eq!(
+            good(&throttle, a, t10),
+            Attempt::Blocked,
+            "even the right token"
+        );
+        assert_eq!(
+            fail(&throttle, a, t10),
+            Attempt::Blocked,
+            "not checked, not counted"
+        );
         assert_eq!(good(&throttle, ip("10.0.0.2"), t0), Attempt::Accepted);
         let almost = t0 + WINDOW - Duration::from_millis(1);
         assert_eq!(good(&throttle, a, almost), Attempt::Blocked);
@@ -160,8 +168,14 @@ mod tests {
         for i in 0..MAX_FAILURES {
             fail(&throttle, ip(&format!("2001:db8:1:2::{i:x}")), t0);
         }
-        assert_eq!(good(&throttle, ip("2001:db8:1:2:ffff::1"), t0), Attempt::Blocked);
-        assert_eq!(good(&throttle, ip("2001:db8:1:3::1"), t0), Attempt::Accepted);
+        assert_eq!(
+            good(&throttle, ip("2001:db8:1:2:ffff::1"), t0),
+            Attempt::Blocked
+        );
+        assert_eq!(
+            good(&throttle, ip("2001:db8:1:3::1"), t0),
+            Attempt::Accepted
+        );
         for _ in 0..MAX_FAILURES {
             fail(&throttle, ip("::ffff:10.0.0.9"), t0);
         }

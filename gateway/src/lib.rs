@@ -30,7 +30,7 @@ mod token_file;
 mod turns;
 
 pub use config::{AgentKind, Cli, Config, HermesConfig, OpenAiConfig};
-pub use seed::{seed_channel, SeedArgs, SEEDED_CHANNEL};
 pub use origin_policy::InvalidEntry;
+pub use seed::{seed_channel, SeedArgs, SEEDED_CHANNEL};
 pub use server::{serve, RunningServer, ServeError};
 pub use token_file::{load_or_create_token, StoredToken};

@@ -167,7 +167,9 @@ impl Origin {
     /// turns `https` into plain `http`, but still on the same host and port.
     fn is_served_by(&self, host: &HostPort) -> bool {
         let port = host.port.or(default_port(&self.scheme));
-        default_port(&self.scheme).is_some() && self.host.name == host.name && self.host.port == port
+        default_port(&self.scheme).is_some()
+            && self.host.name == host.name
+            && self.host.port == port
     }
 }
 
@@ -185,12 +187,8 @@ mod tests {
 
     fn policy(bound: &str, origins: &[&str], hosts: &[&str]) -> OriginPolicy {
         let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        OriginPolicy::new(
-            bound.parse().expect("ip"),
-            &owned(origins),
-            &owned(hosts),
-        )
-        .expect("valid policy")
+        OriginPolicy::new(bound.parse().expect("ip"), &owned(origins), &owned(hosts))
+            .expect("valid policy")
     }
 
     fn ok(p: &OriginPolicy, host: &str, origin: &str) -> bool {
@@ -240,9 +238,20 @@ mod tests {
             Err(Refusal::Host("evil.example:8080".into()))
         );
         assert!(p.check(None, Some("http://127.0.0.1:8080")).is_err());
-        assert!(!ok(&p, "localhost.evil.example", "http://localhost.evil.example"));
-        assert!(!ok(&p, "127.0.0.1.evil.example", "http://127.0.0.1.evil.example"));
-        assert!(!ok(&p, "10.0.0.5:8080", "http://10.0.0.5:8080"), "not the bound IP");
+        assert!(!ok(
+            &p,
+            "localhost.evil.example",
+            "http://localhost.evil.example"
+        ));
+        assert!(!ok(
+            &p,
+            "127.0.0.1.evil.example",
+            "http://127.0.0.1.evil.example"
+        ));
+        assert!(
+            !ok(&p, "10.0.0.5:8080", "http://10.0.0.5:8080"),
+            "not the bound IP"
+        );
     }
 
     #[test]
@@ -270,7 +279,11 @@ mod tests {
     fn ipv6_brackets() {
         let p = policy("::1", &["http://[fd00::2]:3000"], &[]);
         assert!(ok(&p, "[::1]:8080", "http://[::1]:8080"));
-        assert!(ok(&p, "[0:0:0:0:0:0:0:1]:8080", "http://[0:0:0:0:0:0:0:1]:8080"));
+        assert!(ok(
+            &p,
+            "[0:0:0:0:0:0:0:1]:8080",
+            "http://[0:0:0:0:0:0:0:1]:8080"
+        ));
         assert!(ok(&p, "[::1]", "http://[::1]:80"));
         assert!(ok(&p, "[::1]:8080", "http://[FD00::2]:3000"));
         assert!(!ok(&p, "[::1]:8080", "http://[::1]:9090"));
@@ -285,7 +298,10 @@ mod tests {
         assert!(!ok(&lan, "192.168.1.21:8080", "http://192.168.1.21:8080"));
         let all = policy("0.0.0.0", &[], &[]);
         assert!(ok(&all, "192.168.1.21:8080", "http://192.168.1.21:8080"));
-        assert!(!ok(&all, "box.lan:8080", "http://box.lan:8080"), "names still need --allowed-host");
+        assert!(
+            !ok(&all, "box.lan:8080", "http://box.lan:8080"),
+            "names still need --allowed-host"
+        );
     }
 
     #[test]
@@ -301,7 +317,12 @@ mod tests {
     fn invalid_entries_are_rejected() {
         let ip: IpAddr = "127.0.0.1".parse().expect("ip");
         let one = |s: &str| vec![s.to_string()];
-        for bad in ["chat.example.org", "https://chat.example.org/app", "null", "https://"] {
+        for bad in [
+            "chat.example.org",
+            "https://chat.example.org/app",
+            "null",
+            "https://",
+        ] {
             assert_eq!(
                 OriginPolicy::new(ip, &one(bad), &[]).err(),
                 Some(InvalidEntry::Origin(bad.into())),

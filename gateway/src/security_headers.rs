@@ -119,9 +119,7 @@ fn attributes(tag: &str) -> Vec<(String, String)> {
                     (&body[..close], body.get(close + 1..).unwrap_or(""))
                 }
                 _ => {
-                    let end = after_eq
-                        .find(char::is_whitespace)
-                        .unwrap_or(after_eq.len());
+                    let end = after_eq.find(char::is_whitespace).unwrap_or(after_eq.len());
                     (&after_eq[..end], &after_eq[end..])
                 }
             };
@@ -179,7 +177,10 @@ mod tests {
             format!("{POLICY}; frame-ancestors 'none'").as_str()
         );
         let bare = SecurityHeaders::with_csp(None);
-        assert_eq!(bare.headers[CONTENT_SECURITY_POLICY], "frame-ancestors 'none'");
+        assert_eq!(
+            bare.headers[CONTENT_SECURITY_POLICY],
+            "frame-ancestors 'none'"
+        );
         let lines = SecurityHeaders::with_csp(Some("\n  default-src 'self';\n  img-src data:\n"));
         assert_eq!(
             lines.headers[CONTENT_SECURITY_POLICY],

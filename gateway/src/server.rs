@@ -116,8 +116,8 @@ pub async fn serve(config: Config) -> Result<RunningServer, ServeError> {
         app: Arc::clone(&app),
         policy: Arc::new(policy),
     };
-    let router = router(state, &config.static_dir)
-        .into_make_service_with_connect_info::<SocketAddr>();
+    let router =
+        router(state, &config.static_dir).into_make_service_with_connect_info::<SocketAddr>();
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         axum::serve(listener, router)

@@ -90,7 +90,10 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().expect("temp dir");
         let stored = load_or_create_token(dir.path()).expect("made");
-        let mode = fs::metadata(&stored.path).expect("meta").permissions().mode();
+        let mode = fs::metadata(&stored.path)
+            .expect("meta")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
 

@@ -117,10 +117,21 @@ fn binding_all_interfaces_without_a_token_is_refused() {
         };
         let output = child.wait_with_output().expect("output");
         assert!(!status.success(), "{addr}: it exited with success");
-        assert!(output.stdout.is_empty(), "{addr}: it printed a listening line");
+        assert!(
+            output.stdout.is_empty(),
+            "{addr}: it printed a listening line"
+        );
         let stderr = String::from_utf8_lossy(&output.stderr);
-        for needle in ["without a token", "--token", "ARIA_TOKEN", "--generate-token"] {
-            assert!(stderr.contains(needle), "{addr}: {needle:?} missing in {stderr}");
+        for needle in [
+            "without a token",
+            "--token",
+            "ARIA_TOKEN",
+            "--generate-token",
+        ] {
+            assert!(
+                stderr.contains(needle),
+                "{addr}: {needle:?} missing in {stderr}"
+            );
         }
     }
 }
@@ -139,7 +150,10 @@ async fn generate_token_makes_one_token_prints_it_once_and_reuses_it() {
         .to_string();
     assert_eq!(printed.len(), 64, "{printed}");
     let url = format!("ws://127.0.0.1:{port}/ws");
-    assert_eq!(Client::connect(&url, Some(&printed)).await.ready["type"], "ready");
+    assert_eq!(
+        Client::connect(&url, Some(&printed)).await.ready["type"],
+        "ready"
+    );
     let mut wrong = Client {
         ws: common::open(&url).await,
         ready: json!(null),
@@ -148,7 +162,10 @@ async fn generate_token_makes_one_token_prints_it_once_and_reuses_it() {
     assert_eq!(wrong.recv().await["code"], "unauthorized");
 
     let file = dir.path().join("token");
-    assert_eq!(std::fs::read_to_string(&file).expect("token file").trim(), printed);
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("token file").trim(),
+        printed
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -164,7 +181,10 @@ async fn generate_token_makes_one_token_prints_it_once_and_reuses_it() {
         "printed again: {lines:?}"
     );
     let url = format!("ws://127.0.0.1:{port}/ws");
-    assert_eq!(Client::connect(&url, Some(&printed)).await.ready["type"], "ready");
+    assert_eq!(
+        Client::connect(&url, Some(&printed)).await.ready["type"],
+        "ready"
+    );
 }
 
 #[tokio::test]
@@ -186,11 +206,22 @@ async fn a_refused_upgrade_is_logged_with_the_offending_value() {
         .into_client_request()
         .expect("request");
     let headers = request.headers_mut();
-    headers.insert("Host", format!("evil.example:{port}").parse().expect("header"));
-    headers.insert("Origin", format!("http://evil.example:{port}").parse().expect("header"));
+    headers.insert(
+        "Host",
+        format!("evil.example:{port}").parse().expect("header"),
+    );
+    headers.insert(
+        "Origin",
+        format!("http://evil.example:{port}")
+            .parse()
+            .expect("header"),
+    );
     assert!(tokio_tungstenite::connect_async(request).await.is_err());
     let line = gateway.until("refused WebSocket").pop().expect("line");
-    assert!(line.contains(&format!("Host \"evil.example:{port}\"")), "{line}");
+    assert!(
+        line.contains(&format!("Host \"evil.example:{port}\"")),
+        "{line}"
+    );
 }
 
 /// One `hello` from local address `from`: the answer's code (or type) and

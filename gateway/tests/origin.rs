@@ -100,9 +100,13 @@ async fn same_origin_via_127_0_0_1_and_via_localhost_is_accepted() {
     }
     // Names are compared as browsers write them, whatever the case.
     let host = format!("LocalHost:{}", port(&gw));
-    let ws = upgrade(&gw, Some(&host), Some(&format!("HTTP://localhost:{}", port(&gw))))
-        .await
-        .expect("case-insensitive");
+    let ws = upgrade(
+        &gw,
+        Some(&host),
+        Some(&format!("HTTP://localhost:{}", port(&gw))),
+    )
+    .await
+    .expect("case-insensitive");
     assert_eq!(hello_answer(ws, None).await, "ready");
 }
 
@@ -162,7 +166,9 @@ async fn allowed_host_lets_a_proxy_name_through() {
     assert_eq!(hello_answer(ws, None).await, "ready");
     // The name is allowed, not any page that claims another one.
     assert_eq!(
-        upgrade(&gw, Some(&host), Some("http://evil.example")).await.err(),
+        upgrade(&gw, Some(&host), Some("http://evil.example"))
+            .await
+            .err(),
         Some(403)
     );
 }
@@ -187,8 +193,12 @@ async fn an_allowed_origin_still_needs_the_token() {
     let gw = Gateway::start_with(1, |c| c.token = Some("s3cret".into())).await;
     let host = own_host(&gw);
     let origin = format!("http://{host}");
-    let ws = upgrade(&gw, Some(&host), Some(&origin)).await.expect("own origin");
+    let ws = upgrade(&gw, Some(&host), Some(&origin))
+        .await
+        .expect("own origin");
     assert_eq!(hello_answer(ws, Some("wrong")).await, "error unauthorized");
-    let ws = upgrade(&gw, Some(&host), Some(&origin)).await.expect("own origin");
+    let ws = upgrade(&gw, Some(&host), Some(&origin))
+        .await
+        .expect("own origin");
     assert_eq!(hello_answer(ws, Some("s3cret")).await, "ready");
 }

@@ -89,22 +89,43 @@ async fn serving(dir: &Path) -> Gateway {
 
 fn assert_security_headers(reply: &Reply, csp: &str, what: &str) {
     let expected = format!("{csp}; frame-ancestors 'none'");
-    assert_eq!(reply.header("content-security-policy"), Some(expected.as_str()), "{what}");
-    assert_eq!(reply.header("x-content-type-options"), Some("nosniff"), "{what}");
-    assert_eq!(reply.header("referrer-policy"), Some("no-referrer"), "{what}");
+    assert_eq!(
+        reply.header("content-security-policy"),
+        Some(expected.as_str()),
+        "{what}"
+    );
+    assert_eq!(
+        reply.header("x-content-type-options"),
+        Some("nosniff"),
+        "{what}"
+    );
+    assert_eq!(
+        reply.header("referrer-policy"),
+        Some("no-referrer"),
+        "{what}"
+    );
     assert_eq!(reply.header("x-frame-options"), Some("DENY"), "{what}");
     let permissions = reply.header("permissions-policy").unwrap_or_default();
     for feature in ["camera=()", "microphone=()", "geolocation=()"] {
         assert!(permissions.contains(feature), "{what}: {permissions}");
     }
-    assert!(!permissions.contains("notifications"), "{what}: {permissions}");
+    assert!(
+        !permissions.contains("notifications"),
+        "{what}: {permissions}"
+    );
 }
 
 #[tokio::test]
 async fn the_page_and_a_hashed_asset_carry_the_security_headers() {
     let dir = client_dir(PAGE_CSP);
     let gw = serving(dir.path()).await;
-    for path in ["/", "/index.html", &format!("/{JS}"), &format!("/{WASM}"), "/boot.js"] {
+    for path in [
+        "/",
+        "/index.html",
+        &format!("/{JS}"),
+        &format!("/{WASM}"),
+        "/boot.js",
+    ] {
         for accept in ["", "Accept-Encoding: br, gzip\r\n"] {
             let reply = get(gw.server.addr(), path, accept).await;
             assert_eq!(reply.status, 200, "{path}");
@@ -140,9 +161,24 @@ async fn precompressed_copies_follow_accept_encoding() {
         ("/", "gz", "text/html", b"gz:"),
         ("/", "br", "text/html", b"br:"),
         ("/index.html", "br", "text/html", b"br:"),
-        (&format!("/{JS}"), "", "text/javascript", b"export default 1;"),
-        (&format!("/{JS}"), "gz", "text/javascript", b"gz:export default 1;"),
-        (&format!("/{JS}"), "br", "text/javascript", b"br:export default 1;"),
+        (
+            &format!("/{JS}"),
+            "",
+            "text/javascript",
+            b"export default 1;",
+        ),
+        (
+            &format!("/{JS}"),
+            "gz",
+            "text/javascript",
+            b"gz:export default 1;",
+        ),
+        (
+            &format!("/{JS}"),
+            "br",
+            "text/javascript",
+            b"br:export default 1;",
+        ),
         (&format!("/{WASM}"), "br", "application/wasm", b"br:\0asm"),
         // No compressed copy: the file itself, whatever is accepted.
         ("/boot.js", "br", "text/javascript", b"import('./x.js');"),
@@ -156,7 +192,11 @@ async fn precompressed_copies_follow_accept_encoding() {
         let reply = get(addr, path, &accept).await;
         let what = format!("{path} accepting {accept:?}");
         assert_eq!(reply.status, 200, "{what}");
-        assert!(reply.body.starts_with(body_start), "{what}: {:?}", String::from_utf8_lossy(&reply.body));
+        assert!(
+            reply.body.starts_with(body_start),
+            "{what}: {:?}",
+            String::from_utf8_lossy(&reply.body)
+        );
         let encoding = match (want, path) {
             (_, "/boot.js") | ("", _) => None,
             ("gz", _) => Some("gzip"),
@@ -165,7 +205,11 @@ async fn precompressed_copies_follow_accept_encoding() {
         assert_eq!(reply.header("content-encoding"), encoding, "{what}");
         let content_type = reply.header("content-type").unwrap_or_default();
         assert!(content_type.starts_with(mime), "{what}: {content_type}");
-        assert_eq!(reply.header("vary").map(str::to_ascii_lowercase).as_deref(), Some("accept-encoding"), "{what}");
+        assert_eq!(
+            reply.header("vary").map(str::to_ascii_lowercase).as_deref(),
+            Some("accept-encoding"),
+            "{what}"
+        );
     }
 }
 
@@ -186,5 +230,9 @@ async fn hashed_assets_are_immutable_and_everything_else_revalidates() {
     }
     let missing = get(addr, "/aria-web-fedcba9876543210.js", "").await;
     assert_eq!(missing.status, 404);
-    assert_ne!(missing.header("cache-control"), Some(IMMUTABLE), "a 404 is not kept for a year");
+    assert_ne!(
+        missing.header("cache-control"),
+        Some(IMMUTABLE),
+        "a 404 is not kept for a year"
+    );
 }
