@@ -85,40 +85,48 @@ async fn handshake(app: &App, socket: &mut WebSocket, peer: IpAddr) -> Option<He
             Err(e) => e,
             Ok(ClientFrame::Hello(hello)) => {
                 let token = hello.token.as_deref();
-                match app
+                let refusal = match app
                     .hello_throttle
                     .attempt(peer, Instant::now(), || app.token_ok(token))
                 {
-                    Attempt::Accepted => {}
+                    Attempt::Accepted if hello.protocol == PROTOCOL_VERSION => None,
+                    Attempt::Accepted => Some((
+                        RequestError::new(
+                            ErrorCode::UnsupportedProtocol,
+                            format!(
+                                "This gateway speaks protocol {PROTOCOL_VERSION}, not {}.",
+                                hello.protocol
+                            ),
+                        ),
+                        CLOSE_UNSUPPORTED_PROTOCOL,
+                        "unsupported protocol",
+                    )),
                     Attempt::Refused => {
                         tracing::warn!(%peer, "refused hello: wrong or missing token");
-                        let e = RequestError::new(
-                            ErrorCode::Unauthorized,
-                            "The token is missing or wrong.",
-                        );
-                        send_frame(socket, &e.into_frame()).await;
-                        close(socket, CLOSE_UNAUTHORIZED, "unauthorized").await;
-                        return None;
+                        Some((
+                            RequestError::new(
+                                ErrorCode::Unauthorized,
+                                "The token is missing or wrong.",
+                            ),
+                            CLOSE_UNAUTHORIZED,
+                            "unauthorized",
+                        ))
                     }
                     Attempt::Blocked => {
                         tracing::warn!(%peer, "refused hello: too many wrong tokens");
-                        let e = RequestError::new(
-                            ErrorCode::RateLimited,
-                            "Too many wrong tokens from this address; try again in a minute.",
-                        );
-                        send_frame(socket, &e.into_frame()).await;
-                        close(socket, CLOSE_TRY_AGAIN, "too many wrong tokens").await;
-                        return None;
+                        Some((
+                            RequestError::new(
+                                ErrorCode::RateLimited,
+                                "Too many wrong tokens from this address; try again in a minute.",
+                            ),
+                            CLOSE_TRY_AGAIN,
+                            "too many wrong tokens",
+                        ))
                     }
-                }
-                if hello.protocol != PROTOCOL_VERSION {
-                    let message = format!(
-                        "This gateway speaks protocol {PROTOCOL_VERSION}, not {}.",
-                        hello.protocol
-                    );
-                    let e = RequestError::new(ErrorCode::UnsupportedProtocol, message);
-                    send_frame(socket, &e.into_frame()).await;
-                    close(socket, CLOSE_UNSUPPORTED_PROTOCOL, "unsupported protocol").await;
+                };
+                if let Some((error, code, reason)) = refusal {
+                    send_frame(socket, &error.into_frame()).await;
+                    close(socket, code, reason).await;
                     return None;
                 }
                 return Some(hello);

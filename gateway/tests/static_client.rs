@@ -5,60 +5,14 @@
 
 mod common;
 
-use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::path::Path;
 
-use common::Gateway;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use common::{http_request as get, Gateway, Reply};
 
 const PAGE_CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; img-src data:";
 const JS: &str = "aria-web-0123456789abcdef.js";
 const WASM: &str = "aria-web-0123456789abcdef_bg.wasm";
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
-
-struct Reply {
-    status: u16,
-    headers: HashMap<String, String>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).map(String::as_str)
-    }
-}
-
-/// A GET over HTTP/1.1 with extra header lines; header names lower-cased.
-async fn get(addr: SocketAddr, path: &str, extra: &str) -> Reply {
-    let mut stream = TcpStream::connect(addr).await.expect("connect");
-    let request =
-        format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n{extra}Connection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.expect("write");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.expect("read");
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("end of head");
-    let head = String::from_utf8_lossy(&raw[..split]).to_string();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .expect("status");
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    Reply {
-        status,
-        headers,
-        body: raw[split + 4..].to_vec(),
-    }
-}
 
 /// Writes a file and, for each encoding given, a marked "compressed" twin.
 fn write(dir: &Path, name: &str, body: &str, encodings: &[&str]) {
