@@ -176,7 +176,11 @@ mod tests {
             .copied()
             .collect();
         let page = q.finish_around(older, newer);
-        (page.items, page.has_more, page.has_newer.expect("has_newer"))
+        (
+            page.items,
+            page.has_more,
+            page.has_newer.expect("has_newer"),
+        )
     }
 
     fn range(a: u64, b: u64) -> Vec<u64> {

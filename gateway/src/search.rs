@@ -17,7 +17,9 @@ pub async fn search(app: &Arc<App>, conn: ConnId, req: Search) -> Result<(), Req
         .outbox
         .run(move |store, _| store.search(&query))
         .await
-        .map_err(|e| RequestError::from_store(e, req.channel_id.as_deref()).for_query(&req.query))?;
+        .map_err(|e| {
+            RequestError::from_store(e, req.channel_id.as_deref()).for_query(&req.query)
+        })?;
     let results = SearchResults {
         query: req.query,
         channel_id: req.channel_id,

@@ -7,7 +7,7 @@
 //! The store calls [`add`] and [`remove_channel`] inside the transactions
 //! that change the log, so the index never lags behind it.
 
-use aria_protocol::{Hit, HitKind, HistoryItem};
+use aria_protocol::{HistoryItem, Hit, HitKind};
 use rusqlite::{params, Connection};
 
 use crate::search_page::key_range;
@@ -65,9 +65,7 @@ pub fn ensure(conn: &mut Connection) -> Result<Option<u64>, StoreError> {
         return Ok(None);
     }
     let tx = conn.transaction()?;
-    tx.execute_batch(
-        "DROP TABLE IF EXISTS search_fts; DROP TABLE IF EXISTS search_docs;",
-    )?;
+    tx.execute_batch("DROP TABLE IF EXISTS search_fts; DROP TABLE IF EXISTS search_docs;")?;
     tx.execute_batch(SCHEMA)?;
     let mut indexed = 0;
     {
@@ -120,7 +118,10 @@ pub fn remove_channel(conn: &Connection, channel_id: &str) -> Result<(), StoreEr
         "DELETE FROM search_fts WHERE rowid IN (SELECT key FROM search_docs WHERE channel_id = ?1)",
         [channel_id],
     )?;
-    conn.execute("DELETE FROM search_docs WHERE channel_id = ?1", [channel_id])?;
+    conn.execute(
+        "DELETE FROM search_docs WHERE channel_id = ?1",
+        [channel_id],
+    )?;
     Ok(())
 }
 
@@ -265,7 +266,9 @@ mod tests {
         let mut store = Store::open(dir.path()).expect("open");
         for (channel, item) in items {
             if store.channel(channel).is_err() {
-                store.create_channel(channel, channel, false).expect("create");
+                store
+                    .create_channel(channel, channel, false)
+                    .expect("create");
             }
             store.append_all(channel, [item.clone()]).expect("append");
         }
@@ -384,9 +387,36 @@ mod tests {
             ("c", message("plain text", 2)),
         ]);
         for q in [
-            "\"", "\"\"", "'", "*", "AND", "OR", "NOT", "NEAR", "NEAR(a b)", "a OR b",
-            "body:x", "col:x", "(", ")", "^", "-", "+", "{a b}", "a\"b", "\\", "%", "_",
-            "'; DROP TABLE log; --", "\u{0}", "日本語", "🎉", "x*y", "a:", ":", "AND OR NOT",
+            "\"",
+            "\"\"",
+            "'",
+            "*",
+            "AND",
+            "OR",
+            "NOT",
+            "NEAR",
+            "NEAR(a b)",
+            "a OR b",
+            "body:x",
+            "col:x",
+            "(",
+            ")",
+            "^",
+            "-",
+            "+",
+            "{a b}",
+            "a\"b",
+            "\\",
+            "%",
+            "_",
+            "'; DROP TABLE log; --",
+            "\u{0}",
+            "日本語",
+            "🎉",
+            "x*y",
+            "a:",
+            ":",
+            "AND OR NOT",
         ] {
             let page = find(&store, q, None, 20);
             // Short items: the snippet is the whole text.
@@ -421,20 +451,27 @@ mod tests {
         assert_eq!(found(&find(&store, "lychee", None, 20)).len(), 1);
         assert_eq!(found(&find(&store, "old", None, 20)).len(), 2);
         // The rebuilt index keeps being maintained.
-        store.append_all("c", [message("new lychee", 3)]).expect("append");
+        store
+            .append_all("c", [message("new lychee", 3)])
+            .expect("append");
         assert_eq!(found(&find(&store, "lychee", None, 20)).len(), 2);
         let mut conn = Connection::open(dir.path().join(DB_FILE)).expect("raw open");
-        assert_eq!(ensure(&mut conn).expect("ensure"), None, "not rebuilt twice");
+        assert_eq!(
+            ensure(&mut conn).expect("ensure"),
+            None,
+            "not rebuilt twice"
+        );
     }
 
     #[test]
     fn a_deleted_channel_leaves_the_index() {
-        let (mut store, _dir) = store_with(&[
-            ("a", message("papaya", 1)),
-            ("b", message("papaya", 2)),
-        ]);
+        let (mut store, _dir) =
+            store_with(&[("a", message("papaya", 1)), ("b", message("papaya", 2))]);
         store.delete_channel("a").expect("delete");
-        assert_eq!(found(&find(&store, "papaya", None, 20)), [("b".to_string(), 1)]);
+        assert_eq!(
+            found(&find(&store, "papaya", None, 20)),
+            [("b".to_string(), 1)]
+        );
         let docs: i64 = store
             .conn()
             .query_row("SELECT count(*) FROM search_docs", [], |r| r.get(0))

@@ -31,10 +31,6 @@ impl Terms {
         Self { words }
     }
 
-    pub fn words(&self) -> &[String] {
-        &self.words
-    }
-
     /// The FTS5 `MATCH` expression: every word that has a letter or digit
     /// (the tokenizer drops everything else) as a quoted prefix string,
     /// implicitly ANDed. `None` when no word can be found by the index; then
@@ -85,13 +81,16 @@ mod tests {
     use super::*;
 
     fn words(q: &str) -> Vec<String> {
-        Terms::parse(q).words().to_vec()
+        Terms::parse(q).words
     }
 
     #[test]
     fn words_are_split_trimmed_folded_and_unique() {
         assert_eq!(words("  Retry  LOOP retry "), ["retry", "loop"]);
-        assert_eq!(words("\"quoted\" (aside), end."), ["quoted", "aside", "end"]);
+        assert_eq!(
+            words("\"quoted\" (aside), end."),
+            ["quoted", "aside", "end"]
+        );
         assert_eq!(words("c++ a_b -v"), ["c++", "a_b", "-v"]);
         assert_eq!(words("a\u{0}b\tc\nd"), ["a", "b", "c", "d"]);
         assert_eq!(words("ÉCOLE Straße"), ["école", "straße"]);
