@@ -40,9 +40,8 @@ const QUERIES: &[&str] = &[
     "what would you change?",
 ];
 
-type Socket = tokio_tungstenite::WebSocketStream<
-    tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
->;
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 pub async fn run(gateway: &Gateway, sizes: Sizes, report: &mut Report) {
     let (mut ws, _) = tokio_tungstenite::connect_async(gateway.ws_url())
@@ -86,7 +85,12 @@ pub async fn run(gateway: &Gateway, sizes: Sizes, report: &mut Report) {
         format!("all {expected} searches answered with hits that hold every word"),
         ok && times.len() == expected,
     );
-    let common = timed(&mut ws, &json!({"type": "search", "query": "handle errors"})).await.1;
+    let common = timed(
+        &mut ws,
+        &json!({"type": "search", "query": "handle errors"}),
+    )
+    .await
+    .1;
     report.check(
         SCENARIO,
         "a common query fills a page of 20 hits",
@@ -99,7 +103,13 @@ pub async fn run(gateway: &Gateway, sizes: Sizes, report: &mut Report) {
         "ms",
         Some(Target::AtMost(20.0)),
     );
-    report.metric(SCENARIO, "search round trip p50", median(&times), "ms", None);
+    report.metric(
+        SCENARIO,
+        "search round trip p50",
+        median(&times),
+        "ms",
+        None,
+    );
     let slowest = by_query
         .iter()
         .map(|(q, t)| format!("{q:?} {:.1}", median(t)))
@@ -124,7 +134,10 @@ pub async fn run(gateway: &Gateway, sizes: Sizes, report: &mut Report) {
             "items/s",
             None,
         ),
-        None => report.note(SCENARIO, "the gateway did not log its seeding rate (channel existed)"),
+        None => report.note(
+            SCENARIO,
+            "the gateway did not log its seeding rate (channel existed)",
+        ),
     }
 }
 
@@ -144,7 +157,10 @@ fn hits_hold_the_words(results: &Value, query: &str) -> bool {
     };
     let words: Vec<String> = query
         .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| "\"'`()[]{}<>,.;:!?".contains(c)).to_lowercase())
+        .map(|w| {
+            w.trim_matches(|c: char| "\"'`()[]{}<>,.;:!?".contains(c))
+                .to_lowercase()
+        })
         .collect();
     hits.iter().all(|h| {
         let snippet = h["snippet"].as_str().unwrap_or("").to_lowercase();

@@ -31,7 +31,13 @@ async fn main() -> ExitCode {
                 // search index included.
                 let secs = started.elapsed().as_secs_f64();
                 let per_sec = (items as f64 / secs.max(1e-9)).round();
-                tracing::info!(items, channel = SEEDED_CHANNEL, secs, per_sec, "seeded a channel");
+                tracing::info!(
+                    items,
+                    channel = SEEDED_CHANNEL,
+                    secs,
+                    per_sec,
+                    "seeded a channel"
+                );
             }
             Ok(false) => tracing::info!(channel = SEEDED_CHANNEL, "seeded channel already exists"),
             Err(e) => {

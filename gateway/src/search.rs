@@ -38,7 +38,7 @@ fn validate(req: &Search) -> Result<SearchQuery, RequestError> {
     };
     let text = valid_query(&req.query)
         .ok_or_else(|| bad("A search query must be 1 to 200 characters."))?;
-    let below = match &req.cursor {
+    let after = match &req.cursor {
         Some(cursor) => Some(
             decode_cursor(cursor).ok_or_else(|| bad("This search cursor is not one of ours."))?,
         ),
@@ -47,7 +47,7 @@ fn validate(req: &Search) -> Result<SearchQuery, RequestError> {
     Ok(SearchQuery {
         terms: Terms::parse(text),
         channel_id: req.channel_id.clone(),
-        below,
+        after,
         limit: clamp_limit(req.limit),
     })
 }

@@ -40,12 +40,12 @@ const MAX_CANDIDATES: usize = 500;
 pub struct SearchQuery {
     pub terms: Terms,
     pub channel_id: Option<String>,
-    /// Only keys below this one (from the cursor).
-    pub below: Option<i64>,
+    /// Only keys after this one (from the cursor).
+    pub after: Option<i64>,
     pub limit: u32,
 }
 
-/// One page of hits and the key the next page starts below.
+/// One page of hits and the key the next page starts after.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SearchPage {
     pub hits: Vec<Hit>,
@@ -97,10 +97,10 @@ pub fn add(
     let (first, last) = key_range(ts);
     let key: i64 = conn
         .prepare_cached(
-            "SELECT COALESCE(MAX(key) + 1, ?1) FROM search_docs WHERE key BETWEEN ?1 AND ?2",
+            "SELECT COALESCE(MIN(key) - 1, ?2) FROM search_docs WHERE key BETWEEN ?1 AND ?2",
         )?
         .query_row(params![first, last], |r| r.get(0))?;
-    if key > last {
+    if key < first {
         return Err(StoreError::Corrupt(format!(
             "more items than the search index orders in the millisecond {ts}"
         )));
@@ -132,9 +132,9 @@ SELECT search_docs.key, search_docs.channel_id, log.item
 FROM search_fts
 JOIN search_docs ON search_docs.key = search_fts.rowid
 JOIN log ON log.channel_id = search_docs.channel_id AND log.seq = search_docs.seq
-WHERE search_fts MATCH ?1 AND search_fts.rowid < ?2
+WHERE search_fts MATCH ?1 AND search_fts.rowid > ?2
   AND (?3 IS NULL OR search_docs.channel_id = ?3)
-ORDER BY search_fts.rowid DESC";
+ORDER BY search_fts.rowid";
 
 /// One page of hits of `query`.
 pub fn search(conn: &Connection, query: &SearchQuery) -> Result<SearchPage, StoreError> {
@@ -145,19 +145,19 @@ pub fn search(conn: &Connection, query: &SearchQuery) -> Result<SearchPage, Stor
     let mut stmt = conn.prepare_cached(SEARCH_SQL)?;
     let mut rows = stmt.query(params![
         expression,
-        query.below.unwrap_or(i64::MAX),
+        query.after.unwrap_or(-1),
         query.channel_id
     ])?;
     let mut page = SearchPage::default();
     let mut candidates = 0;
-    // Every key from the top down to this one has been looked at; a next
-    // page starts below it.
-    let mut seen_down_to = None;
+    // Every key up to this one has been looked at; a next page starts
+    // after it.
+    let mut seen_up_to = None;
     while let Some(row) = rows.next()? {
         if page.hits.len() == limit || candidates == MAX_CANDIDATES {
             // More candidates follow (the next page may still turn out
             // empty if none of them holds every word).
-            page.next = seen_down_to;
+            page.next = seen_up_to;
             return Ok(page);
         }
         let key: i64 = row.get(0)?;
@@ -168,7 +168,7 @@ pub fn search(conn: &Connection, query: &SearchQuery) -> Result<SearchPage, Stor
             page.hits.push(hit);
         }
         candidates += 1;
-        seen_down_to = Some(key);
+        seen_up_to = Some(key);
     }
     Ok(page)
 }
@@ -280,7 +280,7 @@ mod tests {
             .search(&SearchQuery {
                 terms: Terms::parse(q),
                 channel_id: channel.map(str::to_string),
-                below: None,
+                after: None,
                 limit,
             })
             .expect("search")
@@ -360,20 +360,20 @@ mod tests {
             .collect();
         let (store, _dir) = store_with(&items);
         let mut seen = Vec::new();
-        let mut below = None;
+        let mut after = None;
         loop {
             let page = store
                 .search(&SearchQuery {
                     terms: Terms::parse("kiwi"),
                     channel_id: None,
-                    below,
+                    after,
                     limit: 5,
                 })
                 .expect("search");
             assert!(page.hits.len() <= 5);
             seen.extend(page.hits.iter().map(|h| h.seq));
             match page.next {
-                Some(next) => below = Some(next),
+                Some(next) => after = Some(next),
                 None => break,
             }
         }
@@ -487,7 +487,7 @@ mod tests {
             .prepare(&format!("EXPLAIN QUERY PLAN {SEARCH_SQL}"))
             .expect("explain");
         let plan: Vec<String> = stmt
-            .query_map(params!["x", i64::MAX, None::<String>], |r| r.get(3))
+            .query_map(params!["x", -1, None::<String>], |r| r.get(3))
             .expect("plan")
             .collect::<Result<_, _>>()
             .expect("rows");

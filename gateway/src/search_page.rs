@@ -2,10 +2,11 @@
 //! opaque cursor that carries it, and the clamped `limit`.
 //!
 //! Hits come newest first by `ts`. Each indexed item gets a key that sorts
-//! like (`ts`, order of indexing): `ts` in the high bits, a counter of the
-//! items of the same millisecond in the low [`TIE_BITS`]. The key is the FTS5
-//! rowid, so FTS5 itself yields matches in that order and a page stops
-//! after `limit` hits instead of sorting every match.
+//! like (`ts`, order of indexing), newest first: the time left until the
+//! largest `ts` in the high bits, a count-down of the items of the same
+//! millisecond in the low [`TIE_BITS`]. The key is the FTS5 rowid, so FTS5
+//! itself yields matches in that order (ascending, its fastest) and a page
+//! stops after `limit` hits instead of sorting every match.
 
 use aria_protocol::{DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT};
 
@@ -16,8 +17,9 @@ const MAX_KEY_TS: i64 = i64::MAX >> TIE_BITS;
 const CURSOR_PREFIX: char = 'k';
 
 /// The range of keys an item with this `ts` may take: `(first, last)`.
+/// The first item of a millisecond takes `last`, later ones count down.
 pub fn key_range(ts: i64) -> (i64, i64) {
-    let first = ts.clamp(0, MAX_KEY_TS) << TIE_BITS;
+    let first = (MAX_KEY_TS - ts.clamp(0, MAX_KEY_TS)) << TIE_BITS;
     (first, first | ((1 << TIE_BITS) - 1))
 }
 
@@ -28,7 +30,7 @@ pub fn clamp_limit(limit: Option<u32>) -> u32 {
         .clamp(1, MAX_SEARCH_LIMIT)
 }
 
-/// The cursor of a next page that starts below `key`.
+/// The cursor of a next page that starts after `key`.
 pub fn encode_cursor(key: i64) -> String {
     format!("{CURSOR_PREFIX}{key:016x}")
 }
@@ -49,14 +51,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_sort_by_ts_then_by_indexing_order() {
-        let (a_first, a_last) = key_range(1_700_000_000_000);
-        let (b_first, _) = key_range(1_700_000_000_001);
-        assert!(a_first < a_last && a_last < b_first);
-        assert_eq!(a_last - a_first, (1 << TIE_BITS) - 1);
+    fn newer_items_get_smaller_keys() {
+        let (older_first, older_last) = key_range(1_700_000_000_000);
+        let (newer_first, newer_last) = key_range(1_700_000_000_001);
+        assert!(newer_first < newer_last && newer_last < older_first);
+        assert_eq!(older_last - older_first, (1 << TIE_BITS) - 1);
         // Out-of-range times are clamped, never overflow.
-        assert_eq!(key_range(-5).0, 0);
-        assert_eq!(key_range(i64::MAX).1, i64::MAX);
+        assert_eq!(key_range(-5).1, i64::MAX);
+        assert_eq!(key_range(i64::MAX).0, 0);
+        assert_eq!(key_range(-5), key_range(0));
     }
 
     #[test]
