@@ -11,6 +11,11 @@ const WRAPPING: &[char] = &[
     '"', '\'', '`', '(', ')', '[', ']', '{', '}', '<', '>', ',', '.', ';', ':', '!', '?',
 ];
 
+/// Most words the FTS5 expression holds: the longest, which narrow the
+/// candidates most. [`Terms::locate`] still checks every word, so a query
+/// of a hundred one-letter words costs eight prefix lookups, not a hundred.
+const MAX_INDEXED_WORDS: usize = 8;
+
 /// The words of a query, case-folded, each at most once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Terms {
@@ -31,15 +36,21 @@ impl Terms {
         Self { words }
     }
 
-    /// The FTS5 `MATCH` expression: every word that has a letter or digit
-    /// (the tokenizer drops everything else) as a quoted prefix string,
-    /// implicitly ANDed. `None` when no word can be found by the index; then
-    /// nothing matches.
+    /// The FTS5 `MATCH` expression: the words that have a letter or digit
+    /// (the tokenizer drops everything else), up to [`MAX_INDEXED_WORDS`],
+    /// each as a quoted prefix string, implicitly ANDed. `None` when no word
+    /// can be found by the index; then nothing matches.
     pub fn fts_expression(&self) -> Option<String> {
-        let parts: Vec<String> = self
+        let mut indexed: Vec<&String> = self
             .words
             .iter()
             .filter(|w| w.chars().any(char::is_alphanumeric))
+            .collect();
+        // Stable: equally long words keep the query's order.
+        indexed.sort_by_key(|w| std::cmp::Reverse(w.chars().count()));
+        indexed.truncate(MAX_INDEXED_WORDS);
+        let parts: Vec<String> = indexed
+            .iter()
             .map(|w| format!("\"{}\"*", w.replace('"', "\"\"")))
             .collect();
         (!parts.is_empty()).then(|| parts.join(" "))
@@ -103,11 +114,24 @@ mod tests {
         assert_eq!(fts("retry loop").as_deref(), Some("\"retry\"* \"loop\"*"));
         assert_eq!(
             fts("a\"b OR NEAR(x y) col:z *").as_deref(),
-            Some("\"a\"\"b\"* \"or\"* \"near(x\"* \"y\"* \"col:z\"*")
+            Some("\"near(x\"* \"col:z\"* \"a\"\"b\"* \"or\"* \"y\"*")
         );
         // Words without letters or digits cannot be found by the tokenizer.
         assert_eq!(fts("++ 🎉").as_deref(), None);
         assert_eq!(fts("++ c").as_deref(), Some("\"c\"*"));
+    }
+
+    #[test]
+    fn long_queries_index_their_eight_longest_words_and_check_all() {
+        let query = "a b c d e f g h i j k l m n o p q r s t u v w x y z longest";
+        let terms = Terms::parse(query);
+        let fts = terms.fts_expression().expect("expression");
+        assert_eq!(
+            fts,
+            "\"longest\"* \"a\"* \"b\"* \"c\"* \"d\"* \"e\"* \"f\"* \"g\"*"
+        );
+        assert!(terms.locate("abcdefghijklmnopqrstuvwxy longest").is_none());
+        assert!(terms.locate("abcdefghijklmnopqrstuvwxyz longest").is_some());
     }
 
     #[test]
