@@ -118,7 +118,7 @@ pub async fn run(gateway: &Gateway, sizes: Sizes, report: &mut Report) {
     report.note(
         SCENARIO,
         format!(
-            "{} searches over one WebSocket ({} rounds of {} queries, half of them in the seeded channel only, a third of them second pages), one every {} ms (the gateway's rate limit), timed from send to `search.results`; slowest {:.1} ms; median ms per query: {slowest}",
+            "{} searches over one WebSocket ({} rounds of {} queries, every other round in the seeded channel only, a third of them with their second page), one every {} ms (the gateway's rate limit), timed from send to `search.results`; slowest {:.1} ms; median ms per query: {slowest}",
             times.len(),
             sizes.search_rounds,
             QUERIES.len(),

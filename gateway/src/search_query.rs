@@ -13,13 +13,20 @@ const WRAPPING: &[char] = &[
 
 /// Most words the FTS5 expression holds: the longest, which narrow the
 /// candidates most. [`Terms::locate`] still checks every word, so a query
-/// of a hundred one-letter words costs eight prefix lookups, not a hundred.
+/// of a hundred one-letter words costs eight lookups, not a hundred.
 const MAX_INDEXED_WORDS: usize = 8;
+/// Shortest last word matched as a prefix: a one-letter prefix matches
+/// nearly everything and makes FTS5 merge thousands of doclists.
+const MIN_PREFIX_CHARS: usize = 2;
 
 /// The words of a query, case-folded, each at most once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Terms {
     words: Vec<String>,
+    /// Index in `words` of the query's last word: the one a user may still
+    /// be typing, matched as a prefix. The others match whole tokens, which
+    /// FTS5 walks lazily (a prefix has its doclists merged up front).
+    last: Option<usize>,
 }
 
 impl Terms {
@@ -27,31 +34,48 @@ impl Terms {
     /// SQLite), trims wrapping punctuation and folds case.
     pub fn parse(query: &str) -> Self {
         let mut words: Vec<String> = Vec::new();
+        let mut last = None;
         for raw in query.split(|c: char| c.is_whitespace() || c.is_control()) {
             let word = raw.trim_matches(WRAPPING).to_lowercase();
-            if !word.is_empty() && !words.contains(&word) {
-                words.push(word);
+            if word.is_empty() {
+                continue;
             }
+            last = Some(match words.iter().position(|w| *w == word) {
+                Some(i) => i,
+                None => {
+                    words.push(word);
+                    words.len() - 1
+                }
+            });
         }
-        Self { words }
+        Self { words, last }
     }
 
     /// The FTS5 `MATCH` expression: the words that have a letter or digit
     /// (the tokenizer drops everything else), up to [`MAX_INDEXED_WORDS`],
-    /// each as a quoted prefix string, implicitly ANDed. `None` when no word
-    /// can be found by the index; then nothing matches.
+    /// each as a quoted string, implicitly ANDed; the last word of the query
+    /// with a `*` (prefix) when it has [`MIN_PREFIX_CHARS`]. `None` when no
+    /// word can be found by the index; then nothing matches.
     pub fn fts_expression(&self) -> Option<String> {
-        let mut indexed: Vec<&String> = self
+        let mut indexed: Vec<(usize, &String)> = self
             .words
             .iter()
-            .filter(|w| w.chars().any(char::is_alphanumeric))
+            .enumerate()
+            .filter(|(_, w)| w.chars().any(char::is_alphanumeric))
             .collect();
         // Stable: equally long words keep the query's order.
-        indexed.sort_by_key(|w| std::cmp::Reverse(w.chars().count()));
+        indexed.sort_by_key(|(_, w)| std::cmp::Reverse(w.chars().count()));
         indexed.truncate(MAX_INDEXED_WORDS);
         let parts: Vec<String> = indexed
             .iter()
-            .map(|w| format!("\"{}\"*", w.replace('"', "\"\"")))
+            .map(|(i, w)| {
+                let prefix = Some(*i) == self.last && w.chars().count() >= MIN_PREFIX_CHARS;
+                format!(
+                    "\"{}\"{}",
+                    w.replace('"', "\"\""),
+                    if prefix { "*" } else { "" }
+                )
+            })
             .collect();
         (!parts.is_empty()).then(|| parts.join(" "))
     }
@@ -111,14 +135,21 @@ mod tests {
     #[test]
     fn fts_expression_quotes_every_word() {
         let fts = |q: &str| Terms::parse(q).fts_expression();
-        assert_eq!(fts("retry loop").as_deref(), Some("\"retry\"* \"loop\"*"));
+        // The last word is a prefix, the others whole tokens.
+        assert_eq!(fts("retry loop").as_deref(), Some("\"retry\" \"loop\"*"));
+        assert_eq!(
+            fts("loop retry loop").as_deref(),
+            Some("\"retry\" \"loop\"*")
+        );
         assert_eq!(
             fts("a\"b OR NEAR(x y) col:z *").as_deref(),
-            Some("\"near(x\"* \"col:z\"* \"a\"\"b\"* \"or\"* \"y\"*")
+            Some("\"near(x\" \"col:z\" \"a\"\"b\" \"or\" \"y\"")
         );
         // Words without letters or digits cannot be found by the tokenizer.
         assert_eq!(fts("++ 🎉").as_deref(), None);
-        assert_eq!(fts("++ c").as_deref(), Some("\"c\"*"));
+        // A one-letter last word is a whole token.
+        assert_eq!(fts("++ c").as_deref(), Some("\"c\""));
+        assert_eq!(fts("col:x").as_deref(), Some("\"col:x\"*"));
     }
 
     #[test]
@@ -128,7 +159,7 @@ mod tests {
         let fts = terms.fts_expression().expect("expression");
         assert_eq!(
             fts,
-            "\"longest\"* \"a\"* \"b\"* \"c\"* \"d\"* \"e\"* \"f\"* \"g\"*"
+            "\"longest\"* \"a\" \"b\" \"c\" \"d\" \"e\" \"f\" \"g\""
         );
         assert!(terms.locate("abcdefghijklmnopqrstuvwxy longest").is_none());
         assert!(terms.locate("abcdefghijklmnopqrstuvwxyz longest").is_some());

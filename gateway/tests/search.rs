@@ -93,7 +93,7 @@ async fn hits_hold_every_word_newest_first_and_go_to_the_asker_only() {
     let mut b = Client::connect(&server.ws_url(), None).await;
     let other = a.create_channel("Zoo").await;
     b.recv_type("channel.created").await;
-    a.send_message(&other, "The Quokka HANDLES errors with a smile", "q1")
+    a.send_message(&other, "The Quokka can HANDLE errors with a smile", "q1")
         .await;
     a.until_turn_ends().await;
     b.until_turn_ends().await;
