@@ -4,6 +4,7 @@
 pub mod decode;
 pub mod flood;
 pub mod load;
+pub mod search;
 pub mod stream;
 pub mod thread;
 
@@ -23,6 +24,8 @@ pub struct Sizes {
     pub decode_turns: usize,
     /// Page loads timed.
     pub loads: usize,
+    /// Rounds of the search scenario's queries.
+    pub search_rounds: usize,
 }
 
 impl Sizes {
@@ -33,6 +36,7 @@ impl Sizes {
         scroll_items: 5_000,
         decode_turns: 10_000,
         loads: 5,
+        search_rounds: 6,
     };
 
     pub const SMOKE: Sizes = Sizes {
@@ -42,6 +46,7 @@ impl Sizes {
         scroll_items: 150,
         decode_turns: 200,
         loads: 1,
+        search_rounds: 1,
     };
 }
 
