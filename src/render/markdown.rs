@@ -187,11 +187,15 @@ impl Sanitizer {
             Event::Html(t) | Event::InlineHtml(t) => out.push(Event::Text(t)),
             Event::Start(Tag::HtmlBlock) => out.push(Event::Start(Tag::Paragraph)),
             Event::End(TagEnd::HtmlBlock) => out.push(Event::End(TagEnd::Paragraph)),
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
-                let lang = code_language(&info);
-                out.push(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(
-                    lang.into(),
-                ))));
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let lang = match kind {
+                    CodeBlockKind::Fenced(info) => code_language(&info),
+                    CodeBlockKind::Indented => String::new(),
+                };
+                out.push(Event::InlineHtml(code_block_open(&lang).into()));
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                out.push(Event::InlineHtml(CowStr::Borrowed("</code></pre></div>\n")));
             }
             // Not enabled in `options()`; dropped in case that ever changes.
             Event::FootnoteReference(_) | Event::Start(Tag::MetadataBlock(_)) => {}
@@ -238,6 +242,39 @@ fn image_placeholder<'a>(image: ImageCapture) -> Event<'a> {
     s.push_str("</button>");
     Event::InlineHtml(s.into())
 }
+
+/// A code block's frame: a head with the language label (when there is
+/// one) and a copy button ([`COPY_BUTTON`]), then `<pre><code>`; `lang` is
+/// already reduced to `[A-Za-z0-9_+-]`. The UI highlights the
+/// `code[data-lang]` of complete blocks (`ui/code_highlight.rs`).
+fn code_block_open(lang: &str) -> String {
+    let mut s = String::with_capacity(2 * lang.len() + 300);
+    s.push_str("<div class=\"code-block\"><div class=\"code-head\">");
+    if !lang.is_empty() {
+        s.push_str("<span class=\"code-lang\">");
+        s.push_str(lang);
+        s.push_str("</span>");
+    }
+    s.push_str(COPY_BUTTON);
+    s.push_str("</div><pre><code");
+    if !lang.is_empty() {
+        s.push_str(" class=\"language-");
+        s.push_str(lang);
+        s.push_str("\" data-lang=\"");
+        s.push_str(lang);
+        s.push('"');
+    }
+    s.push('>');
+    s
+}
+
+/// The markup of `ui::copy_button::CopyButton` for a code block (content
+/// set through `inner_html` cannot hold a component); the markdown view's
+/// click handler does the copying.
+const COPY_BUTTON: &str = "<button type=\"button\" class=\"copy-button code-copy\" \
+     aria-label=\"Copy code\"><span class=\"copy-icon\" aria-hidden=\"true\"></span>\
+     <span class=\"copy-label\">Copy</span></button>\
+     <span class=\"visually-hidden\" role=\"status\"></span>";
 
 /// The first word of a fence's info string, reduced to `[A-Za-z0-9_+-]`.
 fn code_language(info: &str) -> String {

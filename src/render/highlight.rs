@@ -1,0 +1,148 @@
+//! Syntax highlighting of complete code blocks, the pure half: which fence
+//! languages are highlighted and how, and highlighted HTML built from
+//! `(scope, text)` tokens with every text escaped and every class taken
+//! from a fixed list. The tokens come from highlight.js in a Web Worker
+//! (`js/highlight-worker.js`) or, for diffs, from [`diff_tokens`].
+
+use super::markdown::escape_into;
+
+/// How a language's blocks are tokenized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grammar {
+    /// By the worker, with this highlight.js grammar.
+    Worker(&'static str),
+    /// By [`diff_tokens`], on the main thread (one pass over the lines).
+    Diff,
+}
+
+/// A fence's language (already reduced to `[A-Za-z0-9_+-]`, any case) →
+/// its grammar, or `None` for a language that is shown plain.
+pub fn grammar(lang: &str) -> Option<Grammar> {
+    let lang = lang.to_ascii_lowercase();
+    let name = match lang.as_str() {
+        "diff" | "patch" => return Some(Grammar::Diff),
+        "rust" | "rs" => "rust",
+        "python" | "py" => "python",
+        "javascript" | "js" | "jsx" | "mjs" | "cjs" => "javascript",
+        "typescript" | "ts" | "tsx" => "typescript",
+        "json" | "jsonc" => "json",
+        "yaml" | "yml" => "yaml",
+        "toml" | "ini" => "ini",
+        "bash" | "sh" | "shell" | "zsh" => "bash",
+        // A terminal session: `$ ` prompts, commands highlighted as bash.
+        "console" | "shellsession" => "shell",
+        "sql" => "sql",
+        "go" | "golang" => "go",
+        "java" => "java",
+        "c" | "h" => "c",
+        "cpp" | "c++" | "cc" | "cxx" | "hpp" => "cpp",
+        "html" | "xml" | "svg" => "xml",
+        "css" => "css",
+        "markdown" | "md" => "markdown",
+        _ => return None,
+    };
+    Some(Grammar::Worker(name))
+}
+
+/// The CSS class (`tok-*`, styled in `style/code.css`) for a highlight.js
+/// scope such as `title.function.invoke`; `None` leaves the text plain.
+pub fn token_class(scope: &str) -> Option<&'static str> {
+    let head = scope.split(['.', ' ']).next().unwrap_or("");
+    Some(match head {
+        "keyword" | "selector-tag" | "doctag" => "tok-kw",
+        "string" | "regexp" | "char" | "symbol" | "link" | "code" => "tok-str",
+        "number" | "literal" => "tok-num",
+        "comment" | "quote" => "tok-com",
+        "title" if scope.starts_with("title.class") => "tok-type",
+        "title" | "section" | "function" => "tok-fn",
+        "type" | "built_in" | "class" => "tok-type",
+        "attr" | "attribute" | "property" | "variable" | "params" | "template-variable"
+        | "selector-id" | "selector-class" | "selector-attr" | "selector-pseudo" => "tok-attr",
+        "meta" | "tag" | "name" | "bullet" | "subst" => "tok-meta",
+        "addition" => "tok-add",
+        "deletion" => "tok-del",
+        "emphasis" => "tok-em",
+        "strong" => "tok-strong",
+        _ => return None,
+    })
+}
+
+/// Highlighted HTML for `code` from its tokens, or `None` when the tokens'
+/// texts do not add up to exactly `code` (the plain text then stays).
+pub fn tokens_html<S: AsRef<str>>(code: &str, tokens: &[(S, S)]) -> Option<String> {
+    let mut rest = code;
+    let mut out = String::with_capacity(code.len() * 2);
+    for (scope, text) in tokens {
+        let text = text.as_ref();
+        rest = rest.strip_prefix(text)?;
+        match token_class(scope.as_ref()) {
+            Some(class) if !text.is_empty() => {
+                out.push_str("<span class=\"");
+                out.push_str(class);
+                out.push_str("\">");
+                escape_into(&mut out, text);
+                out.push_str("</span>");
+            }
+            _ => escape_into(&mut out, text),
+        }
+    }
+    rest.is_empty().then_some(out)
+}
+
+/// A unified diff's tokens: one per line (with its newline), scoped by the
+/// line's first characters; the scopes are highlight.js's names.
+pub fn diff_tokens(code: &str) -> Vec<(&'static str, &str)> {
+    code.split_inclusive('\n')
+        .map(|line| (diff_line_scope(line), line))
+        .collect()
+}
+
+fn diff_line_scope(line: &str) -> &'static str {
+    if line.starts_with("+++ ") || line.starts_with("--- ") || line.starts_with("diff ") {
+        "meta"
+    } else if line.starts_with("@@") {
+        "section"
+    } else if line.starts_with('+') || line.starts_with('>') {
+        "addition"
+    } else if line.starts_with('-') || line.starts_with('<') {
+        "deletion"
+    } else {
+        ""
+    }
+}
+
+/// The highlight-once rule for a message's unfinished tail (its completed
+/// blocks are appended once and highlighted then): the tail's code is
+/// highlighted when the text is final, and again only after a changed tail
+/// replaced it; an unchanged tail is not repainted, so highlighting stays.
+#[derive(Debug, Default)]
+pub struct TailHighlight {
+    shown: Option<String>,
+    highlighted: bool,
+}
+
+/// What to do with the tail after one update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TailStep {
+    /// Replace the tail's HTML.
+    pub repaint: bool,
+    /// Highlight the tail's code blocks.
+    pub highlight: bool,
+}
+
+impl TailHighlight {
+    /// The tail's new HTML, and whether the message is still streaming.
+    pub fn step(&mut self, tail_html: &str, live: bool) -> TailStep {
+        let repaint = self.shown.as_deref() != Some(tail_html);
+        if repaint {
+            self.shown = Some(tail_html.to_string());
+            self.highlighted = false;
+        }
+        let highlight = !live && !self.highlighted;
+        self.highlighted |= highlight;
+        TailStep { repaint, highlight }
+    }
+}
+
+#[cfg(test)]
+mod tests;
