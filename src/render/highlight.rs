@@ -67,26 +67,86 @@ pub fn token_class(scope: &str) -> Option<&'static str> {
     })
 }
 
-/// Highlighted HTML for `code` from its tokens, or `None` when the tokens'
-/// texts do not add up to exactly `code` (the plain text then stays).
-pub fn tokens_html<S: AsRef<str>>(code: &str, tokens: &[(S, S)]) -> Option<String> {
-    let mut rest = code;
-    let mut out = String::with_capacity(code.len() * 2);
+/// Highlighted HTML for `code` from its tokens, cut into chunks of
+/// `lines_per_chunk` lines (a big block is put in place a chunk per task),
+/// each with the byte offset in `code` where it ends; `None` when the
+/// tokens' texts do not add up to exactly `code` (the plain text then
+/// stays). A token spanning a cut is split into two spans.
+pub fn highlight_chunks<S: AsRef<str>>(
+    code: &str,
+    tokens: &[(S, S)],
+    lines_per_chunk: usize,
+) -> Option<Vec<(String, usize)>> {
+    let mut chunks = Vec::new();
+    let mut html = String::new();
+    let (mut lines, mut offset) = (0, 0);
     for (scope, text) in tokens {
         let text = text.as_ref();
-        rest = rest.strip_prefix(text)?;
-        match token_class(scope.as_ref()) {
-            Some(class) if !text.is_empty() => {
-                out.push_str("<span class=\"");
-                out.push_str(class);
-                out.push_str("\">");
-                escape_into(&mut out, text);
-                out.push_str("</span>");
+        if code.get(offset..offset + text.len()) != Some(text) {
+            return None;
+        }
+        let class = token_class(scope.as_ref());
+        for piece in text.split_inclusive('\n') {
+            push_token(&mut html, class, piece);
+            offset += piece.len();
+            if piece.ends_with('\n') {
+                lines += 1;
+                if lines == lines_per_chunk {
+                    chunks.push((std::mem::take(&mut html), offset));
+                    lines = 0;
+                }
             }
-            _ => escape_into(&mut out, text),
         }
     }
-    rest.is_empty().then_some(out)
+    if offset != code.len() {
+        return None;
+    }
+    if !html.is_empty() || chunks.is_empty() {
+        chunks.push((html, offset));
+    }
+    Some(chunks)
+}
+
+fn push_token(out: &mut String, class: Option<&str>, text: &str) {
+    match class {
+        Some(class) => {
+            out.push_str("<span class=\"");
+            out.push_str(class);
+            out.push_str("\">");
+            escape_into(out, text);
+            out.push_str("</span>");
+        }
+        None => escape_into(out, text),
+    }
+}
+
+/// The worker's answer, `scopes` joined by newlines and each token's length
+/// in UTF-16 units (JavaScript's string length), as `(scope, text)` slices
+/// of `code`; `None` when they do not fit `code`.
+pub fn tokens_from_lengths<'a>(
+    code: &'a str,
+    scopes: &'a str,
+    lengths: &[u32],
+) -> Option<Vec<(&'a str, &'a str)>> {
+    let mut scopes = scopes.split('\n');
+    let mut chars = code.char_indices();
+    let mut start = 0;
+    let mut tokens = Vec::with_capacity(lengths.len());
+    for &len in lengths {
+        let mut units = 0;
+        let mut end = start;
+        while units < len {
+            let (i, c) = chars.next()?;
+            units += c.len_utf16() as u32;
+            end = i + c.len_utf8();
+        }
+        if units != len {
+            return None;
+        }
+        tokens.push((scopes.next()?, code.get(start..end)?));
+        start = end;
+    }
+    (start == code.len()).then_some(tokens)
 }
 
 /// A unified diff's tokens: one per line (with its newline), scoped by the

@@ -2,20 +2,26 @@
 //! here, other languages through a Web Worker running highlight.js
 //! (`js/highlight-worker.js`, started on first use, so the first load does
 //! not carry it). Each `code[data-lang]` is handled once and marked with
-//! `data-hl`; the result replaces its content only when the tokens add up
-//! to its text, as HTML built from escaped tokens ([`render::highlight`]).
+//! `data-hl`; its content is replaced only when the tokens add up to its
+//! text, by HTML built from escaped tokens ([`render::highlight`]), a
+//! chunk of lines per task so that a long block never blocks the page.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::time::Duration;
 
+use leptos::prelude::set_timeout;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::render::highlight::{diff_tokens, grammar, tokens_html, Grammar};
+use crate::render::highlight::{
+    diff_tokens, grammar, highlight_chunks, tokens_from_lengths, Grammar,
+};
 
 /// The worker script, relative to the page (dist/hl/, built by
 /// scripts/bundle-highlighter).
 const WORKER_URL: &str = "hl/worker.js";
+/// Lines put in place per task: a few thousand spans, a few milliseconds.
+const LINES_PER_TASK: usize = 150;
 
 /// Highlights the not yet handled code blocks inside `root`.
 pub fn highlight_within(root: &web_sys::Element) {
@@ -29,25 +35,49 @@ pub fn highlight_within(root: &web_sys::Element) {
         let lang = code.get_attribute("data-lang").unwrap_or_default();
         let text = code.text_content().unwrap_or_default();
         match grammar(&lang) {
-            Some(Grammar::Diff) => apply(&code, tokens_html(&text, &diff_tokens(&text))),
+            Some(Grammar::Diff) => {
+                let chunks = highlight_chunks(&text, &diff_tokens(&text), LINES_PER_TASK);
+                apply(code, text, chunks);
+            }
             Some(Grammar::Worker(name)) => WORKER.with(|w| w.borrow_mut().post(code, name, text)),
             None => mark(&code, "plain"),
         }
     }
 }
 
-fn apply(code: &web_sys::Element, html: Option<String>) {
-    match html {
-        Some(html) => {
-            code.set_inner_html(&html);
-            mark(code, "done");
-        }
-        None => mark(code, "plain"),
-    }
-}
-
 fn mark(code: &web_sys::Element, state: &str) {
     let _ = code.set_attribute("data-hl", state);
+}
+
+/// Replaces `code`'s plain `text` by the highlighted chunks: the first now,
+/// each next one in a later task; the rest stays plain text until then.
+fn apply(code: web_sys::Element, text: String, chunks: Option<Vec<(String, usize)>>) {
+    let Some(chunks) = chunks else {
+        mark(&code, "plain");
+        return;
+    };
+    code.set_inner_html("<span class=\"hl-rest\"></span>");
+    let Some(rest) = code.first_element_child() else {
+        return;
+    };
+    rest.set_text_content(Some(&text));
+    put_chunks(code, rest, text, chunks.into_iter());
+}
+
+fn put_chunks(
+    code: web_sys::Element,
+    rest: web_sys::Element,
+    text: String,
+    mut chunks: std::vec::IntoIter<(String, usize)>,
+) {
+    let Some((html, end)) = chunks.next() else {
+        rest.remove();
+        mark(&code, "done");
+        return;
+    };
+    let _ = rest.insert_adjacent_html("beforebegin", &html);
+    rest.set_text_content(text.get(end..));
+    set_timeout(move || put_chunks(code, rest, text, chunks), Duration::ZERO);
 }
 
 thread_local! {
@@ -60,7 +90,7 @@ struct Highlighter {
     worker: Option<web_sys::Worker>,
     /// Set when the worker could not be started: blocks stay plain.
     failed: bool,
-    pending: HashMap<u32, (web_sys::Element, String)>,
+    pending: Vec<(u32, web_sys::Element, String)>,
     next_id: u32,
 }
 
@@ -75,7 +105,7 @@ impl Highlighter {
         let msg = js_sys::Array::of3(&id.into(), &grammar.into(), &text.as_str().into());
         if worker.post_message(&msg).is_ok() {
             mark(&code, "pending");
-            self.pending.insert(id, (code, text));
+            self.pending.push((id, code, text));
         } else {
             mark(&code, "plain");
         }
@@ -88,6 +118,12 @@ impl Highlighter {
         }
         self.worker.clone()
     }
+
+    fn take(&mut self, id: u32) -> Option<(web_sys::Element, String)> {
+        let at = self.pending.iter().position(|p| p.0 == id)?;
+        let (_, code, text) = self.pending.swap_remove(at);
+        Some((code, text))
+    }
 }
 
 fn start_worker() -> Option<web_sys::Worker> {
@@ -99,22 +135,25 @@ fn start_worker() -> Option<web_sys::Worker> {
     Some(worker)
 }
 
-/// `[id, [scope, text, …] | null]` from the worker.
+/// `[id, scopes joined by "\n", Uint32Array of UTF-16 lengths]`, or nulls
+/// when highlight.js failed.
 fn on_answer(ev: web_sys::MessageEvent) {
     let answer = js_sys::Array::from(&ev.data());
     let Some(id) = answer.get(0).as_f64() else {
         return;
     };
-    let Some((code, text)) = WORKER.with(|w| w.borrow_mut().pending.remove(&(id as u32))) else {
+    let Some((code, text)) = WORKER.with(|w| w.borrow_mut().take(id as u32)) else {
         return;
     };
-    let html = answer.get(1).dyn_into::<js_sys::Array>().ok().and_then(|flat| {
-        let flat: Vec<String> = flat.iter().filter_map(|v| v.as_string()).collect();
-        let pairs: Vec<(&str, &str)> = flat
-            .chunks_exact(2)
-            .map(|p| (p[0].as_str(), p[1].as_str()))
-            .collect();
-        tokens_html(&text, &pairs)
+    let scopes = answer.get(1).as_string();
+    let lengths = answer
+        .get(2)
+        .dyn_into::<js_sys::Uint32Array>()
+        .ok()
+        .map(|a| a.to_vec());
+    let chunks = scopes.zip(lengths).and_then(|(scopes, lengths)| {
+        let tokens = tokens_from_lengths(&text, &scopes, &lengths)?;
+        highlight_chunks(&text, &tokens, LINES_PER_TASK)
     });
-    apply(&code, html);
+    apply(code, text, chunks);
 }

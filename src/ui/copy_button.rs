@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use super::browser;
 
@@ -50,14 +50,16 @@ pub fn copy_and_confirm(button: web_sys::Element, text: &str) {
     let Some(written) = browser::copy_to_clipboard(text) else {
         return;
     };
-    leptos::task::spawn_local(async move {
-        let outcome = match JsFuture::from(written).await {
-            Ok(_) => "Copied",
-            Err(_) => "Copy failed",
-        };
+    // One closure for both outcomes: writeText resolves with `undefined`.
+    let settled = Closure::<dyn FnMut(JsValue)>::new(move |v: JsValue| {
+        let outcome = if v.is_undefined() { "Copied" } else { "Copy failed" };
         show(&button, outcome, true);
+        let button = button.clone();
         set_timeout(move || show(&button, "Copy", false), CONFIRM_FOR);
     });
+    let _ = written.then2(&settled, &settled);
+    // Called once, by the promise; a few bytes per click.
+    settled.forget();
 }
 
 fn show(button: &web_sys::Element, label: &str, announce: bool) {

@@ -1,5 +1,13 @@
 use super::*;
 
+/// The whole block's HTML, in one chunk.
+fn tokens_html<S: AsRef<str>>(code: &str, tokens: &[(S, S)]) -> Option<String> {
+    let chunks = highlight_chunks(code, tokens, usize::MAX)?;
+    assert_eq!(chunks.len(), 1);
+    assert_eq!(chunks[0].1, code.len());
+    chunks.into_iter().next().map(|c| c.0)
+}
+
 #[test]
 fn every_listed_language_and_alias_has_a_grammar() {
     let cases = [
@@ -144,4 +152,41 @@ fn the_tail_is_highlighted_once_when_final() {
     // Final from the first render (history): painted and highlighted.
     let mut h = TailHighlight::default();
     assert_eq!(h.step("<pre>z</pre>", false), step(true, true));
+}
+
+#[test]
+fn big_blocks_are_cut_at_line_ends_and_tokens_split_across_cuts() {
+    let code = "a\n/* b\nc */\nd\ne";
+    let tokens = [("", "a\n"), ("comment", "/* b\nc */"), ("", "\nd\ne")];
+    let chunks = highlight_chunks(code, &tokens, 2).unwrap();
+    assert_eq!(
+        chunks,
+        [
+            ("a\n<span class=\"tok-com\">/* b\n</span>".to_string(), 7),
+            ("<span class=\"tok-com\">c */</span>\nd\n".to_string(), 14),
+            ("e".to_string(), 15),
+        ]
+    );
+    // A block ending in a newline has no empty last chunk.
+    assert_eq!(
+        highlight_chunks("x\ny\n", &[("", "x\ny\n")], 1).unwrap(),
+        [("x\n".to_string(), 2), ("y\n".to_string(), 4)]
+    );
+}
+
+#[test]
+fn worker_lengths_count_utf16_units() {
+    // "é" is one UTF-16 unit, "𝄞" two; byte lengths differ from both.
+    let code = "é = \"𝄞\";";
+    let tokens = tokens_from_lengths(code, "attr\n\nstring\n", &[1, 3, 4, 1]).unwrap();
+    assert_eq!(
+        tokens,
+        [("attr", "é"), ("", " = "), ("string", "\"𝄞\""), ("", ";")]
+    );
+    // Lengths that cut a surrogate pair, fall short or run over: refused.
+    assert_eq!(tokens_from_lengths(code, "a\nb\nc", &[5, 1, 3]), None);
+    assert_eq!(tokens_from_lengths(code, "a", &[3]), None);
+    assert_eq!(tokens_from_lengths(code, "a\nb", &[9, 9]), None);
+    // Fewer scopes than lengths: refused.
+    assert_eq!(tokens_from_lengths("ab", "a", &[1, 1]), None);
 }
