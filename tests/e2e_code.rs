@@ -24,7 +24,11 @@ use support::{run, secs, Browser};
 /// One fenced block per listed language: (fence language, code, a token
 /// class that must appear).
 const SAMPLES: &[(&str, &str, &str)] = &[
-    ("rust", "fn main() {\n    let x: u32 = 1; // one\n}", "tok-kw"),
+    (
+        "rust",
+        "fn main() {\n    let x: u32 = 1; // one\n}",
+        "tok-kw",
+    ),
     ("python", "def f(a):\n    return \"s\"  # c", "tok-kw"),
     ("javascript", "const f = () => 42;", "tok-kw"),
     ("typescript", "let n: number = 1;", "tok-kw"),
@@ -38,16 +42,25 @@ const SAMPLES: &[(&str, &str, &str)] = &[
     ("sql", "SELECT id FROM t WHERE n = 'x';", "tok-kw"),
     ("go", "func main() { fmt.Println(\"x\") }", "tok-kw"),
     ("java", "public class A { int x = 1; }", "tok-kw"),
-    ("c", "#include <stdio.h>\nint main(void) { return 0; }", "tok-kw"),
+    (
+        "c",
+        "#include <stdio.h>\nint main(void) { return 0; }",
+        "tok-kw",
+    ),
     ("cpp", "template <typename T> class V {};", "tok-kw"),
     ("html", "<div class=\"a\">x</div>", "tok-attr"),
     ("css", ".a { color: red; }", "tok-attr"),
-    ("diff", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new", "tok-add"),
+    (
+        "diff",
+        "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new",
+        "tok-add",
+    ),
     ("markdown", "# Title\n\n*em* and `code`", "tok-fn"),
 ];
 
 /// Code that would run if a block's text were ever parsed as HTML.
-const HOSTILE: &str = "</code></pre><img src=x onerror=\"window.__xss=1\"><script>window.__xss=2</script>";
+const HOSTILE: &str =
+    "</code></pre><img src=x onerror=\"window.__xss=1\"><script>window.__xss=2</script>";
 
 fn samples_markdown() -> String {
     let mut md = String::from("Every language:\n\n");
@@ -67,7 +80,10 @@ fn big_markdown() -> String {
     let lines: Vec<String> = (0..2000)
         .map(|i| format!("def f{i}(x): return x + {i} * \"s\"  # line {i}"))
         .collect();
-    format!("A long block:\n\n```python\n{}\n```\n\nDone.", lines.join("\n"))
+    format!(
+        "A long block:\n\n```python\n{}\n```\n\nDone.",
+        lines.join("\n")
+    )
 }
 
 async fn code_fake() -> FakeGateway {
@@ -91,7 +107,9 @@ async fn code_fake() -> FakeGateway {
         let mut steps = vec![t(json!({"type": "typing", "on": true}))];
         let final_text = match text {
             "stream" => {
-                steps.push(t(json!({"type": "message.start", "message_id": id, "role": "assistant"})));
+                steps.push(t(
+                    json!({"type": "message.start", "message_id": id, "role": "assistant"}),
+                ));
                 steps.push(update(STREAM_OPEN));
                 steps.push(Step::Pause(2500));
                 steps.push(update(STREAM_CLOSED));
@@ -100,22 +118,32 @@ async fn code_fake() -> FakeGateway {
             }
             "tool" => {
                 let args: Value = serde_json::from_str(TOOL_ARGS).unwrap();
-                steps.push(t(json!({"type": "tool.start", "index": 1, "name": "terminal",
-                    "preview": "ls -la", "args": args})));
+                steps.push(t(
+                    json!({"type": "tool.start", "index": 1, "name": "terminal",
+                    "preview": "ls -la", "args": args}),
+                ));
                 steps.push(Step::Pause(50));
-                steps.push(t(json!({"type": "tool.end", "index": 1, "name": "terminal", "ok": true,
-                    "duration": 0.1, "output_preview": "2 files", "output": "a.txt\nb.txt"})));
-                steps.push(t(json!({"type": "message.start", "message_id": id, "role": "assistant"})));
+                steps.push(t(
+                    json!({"type": "tool.end", "index": 1, "name": "terminal", "ok": true,
+                    "duration": 0.1, "output_preview": "2 files", "output": "a.txt\nb.txt"}),
+                ));
+                steps.push(t(
+                    json!({"type": "message.start", "message_id": id, "role": "assistant"}),
+                ));
                 "Listed **two** files.".to_string()
             }
             _ => {
-                steps.push(t(json!({"type": "message.start", "message_id": id, "role": "assistant"})));
+                steps.push(t(
+                    json!({"type": "message.start", "message_id": id, "role": "assistant"}),
+                ));
                 big_markdown()
             }
         };
         steps.push(update(&final_text));
-        steps.push(t(json!({"type": "message.stop", "message_id": id, "final_text": final_text,
-            "model": "fake-model", "tokens": 7})));
+        steps.push(t(
+            json!({"type": "message.stop", "message_id": id, "final_text": final_text,
+            "model": "fake-model", "tokens": 7}),
+        ));
         steps.push(t(json!({"type": "typing", "on": false})));
         steps
     });
@@ -156,8 +184,7 @@ fn every_listed_language_is_highlighted_and_hostile_code_stays_text() {
             .poll("every sample block highlighted", secs(20), || async {
                 let v = blocks(b, "End of samples").await;
                 let done = v.as_array().is_some_and(|bs| {
-                    bs.len() == SAMPLES.len() + 1
-                        && bs.iter().all(|x| x["hl"] == "done")
+                    bs.len() == SAMPLES.len() + 1 && bs.iter().all(|x| x["hl"] == "done")
                 });
                 done.then_some(v)
             })
@@ -236,12 +263,16 @@ fn a_block_completed_while_streaming_is_highlighted_then_and_only_once() {
             })
             .await;
         if !open["hl"].is_null() || open["elements"] != 0 {
-            b.fail(&format!("an unfinished block was highlighted: {open}")).await;
+            b.fail(&format!("an unfinished block was highlighted: {open}"))
+                .await;
         }
         // Closed while the answer still streams: highlighted then.
         let done = b
-            .poll("the closed block highlighted while streaming", secs(15), || async {
-                let v = b
+            .poll(
+                "the closed block highlighted while streaming",
+                secs(15),
+                || async {
+                    let v = b
                     .js(
                         "const a = document.querySelector('.msg-assistant[data-streaming=true]');\
                          const c = a && a.querySelector('.md-stable code[data-hl=done]');\
@@ -250,11 +281,13 @@ fn a_block_completed_while_streaming_is_highlighted_then_and_only_once() {
                         vec![],
                     )
                     .await;
-                v.as_str().map(str::to_string)
-            })
+                    v.as_str().map(str::to_string)
+                },
+            )
             .await;
         if !done.contains("<span class=\"tok-kw\">fn</span>") {
-            b.fail(&format!("the closed block has no keyword token: {done}")).await;
+            b.fail(&format!("the closed block has no keyword token: {done}"))
+                .await;
         }
         wait_answers(b, 2).await;
         // Still the same element after the stop: highlighted once.
@@ -266,7 +299,8 @@ fn a_block_completed_while_streaming_is_highlighted_then_and_only_once() {
             )
             .await;
         if same != "done" {
-            b.fail(&format!("the highlighted block was replaced: {same}")).await;
+            b.fail(&format!("the highlighted block was replaced: {same}"))
+                .await;
         }
         page.finish().await;
     });
@@ -410,8 +444,10 @@ fn answers_code_blocks_and_tool_arguments_copy_from_the_keyboard() {
             .unwrap_or_default()
             .to_string();
         if let Err(e) = b.client().issue_cmd(GrantClipboard { origin }).await {
-            b.fail(&format!("chromedriver refused Browser.grantPermissions: {e}"))
-                .await;
+            b.fail(&format!(
+                "chromedriver refused Browser.grantPermissions: {e}"
+            ))
+            .await;
         }
         b.wait_for("code[data-hl=done]", secs(20)).await;
 
@@ -424,7 +460,8 @@ fn answers_code_blocks_and_tool_arguments_copy_from_the_keyboard() {
         };
         let code = copy_by_key(b, ".code-copy", Key::Enter).await;
         if !expect(&code, "Copy code", &format!("{}\n", SAMPLES[0].1)) {
-            b.fail(&format!("copying the first code block: {code}")).await;
+            b.fail(&format!("copying the first code block: {code}"))
+                .await;
         }
         let answer = copy_by_key(b, ".answer-copy", Key::Space).await;
         if !expect(&answer, "Copy answer", &samples_markdown()) {

@@ -29,7 +29,10 @@ pub fn highlight_within(root: &web_sys::Element) {
         return;
     };
     for i in 0..blocks.length() {
-        let Some(code) = blocks.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) else {
+        let Some(code) = blocks
+            .item(i)
+            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+        else {
             continue;
         };
         let lang = code.get_attribute("data-lang").unwrap_or_default();

@@ -52,7 +52,11 @@ pub fn copy_and_confirm(button: web_sys::Element, text: &str) {
     };
     // One closure for both outcomes: writeText resolves with `undefined`.
     let settled = Closure::<dyn FnMut(JsValue)>::new(move |v: JsValue| {
-        let outcome = if v.is_undefined() { "Copied" } else { "Copy failed" };
+        let outcome = if v.is_undefined() {
+            "Copied"
+        } else {
+            "Copy failed"
+        };
         show(&button, outcome, true);
         let button = button.clone();
         set_timeout(move || show(&button, "Copy", false), CONFIRM_FOR);

@@ -71,7 +71,10 @@ pub fn MarkdownView(
         }
         let step = tail_state
             .try_update_value(|t| t.step(&delta.tail_html, live))
-            .unwrap_or(TailStep { repaint: true, highlight: false });
+            .unwrap_or(TailStep {
+                repaint: true,
+                highlight: false,
+            });
         if step.repaint {
             tail.set_inner_html(&delta.tail_html);
         }

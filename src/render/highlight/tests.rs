@@ -116,7 +116,10 @@ fn tokens_that_do_not_add_up_to_the_code_are_refused() {
     assert_eq!(tokens_html("abc", &[("", "ab")]), None);
     assert_eq!(tokens_html("abc", &[("", "abcd")]), None);
     assert_eq!(tokens_html("abc", &[("", "ab"), ("", "x")]), None);
-    assert_eq!(tokens_html("abc", &[("", "a"), ("", "bc")]).as_deref(), Some("abc"));
+    assert_eq!(
+        tokens_html("abc", &[("", "a"), ("", "bc")]).as_deref(),
+        Some("abc")
+    );
     assert_eq!(tokens_html::<&str>("", &[]).as_deref(), Some(""));
 }
 
@@ -129,10 +132,19 @@ fn diff_lines_are_classed_by_their_first_characters() {
         ["meta", "meta", "meta", "section", "", "deletion", "addition"]
     );
     let html = tokens_html(diff, &diff_tokens(diff)).unwrap();
-    assert!(html.contains("<span class=\"tok-del\">-old\n</span>"), "{html}");
-    assert!(html.contains("<span class=\"tok-add\">+new\n</span>"), "{html}");
+    assert!(
+        html.contains("<span class=\"tok-del\">-old\n</span>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<span class=\"tok-add\">+new\n</span>"),
+        "{html}"
+    );
     // A last line without a newline is kept.
-    assert_eq!(diff_tokens("+a\n-b"), [("addition", "+a\n"), ("deletion", "-b")]);
+    assert_eq!(
+        diff_tokens("+a\n-b"),
+        [("addition", "+a\n"), ("deletion", "-b")]
+    );
 }
 
 #[test]
