@@ -14,12 +14,11 @@
 mod support;
 
 use fantoccini::key::Key;
-use fantoccini::wd::WebDriverCompatibleCommand;
 use serde_json::{json, Value};
 
 use support::fake_gateway::{message_item, FakeGateway, Step};
 use support::ui::*;
-use support::{run, secs, Browser};
+use support::{run, secs, Browser, Page};
 
 /// One fenced block per listed language: (fence language, code, a token
 /// class that must appear).
@@ -150,6 +149,13 @@ async fn code_fake() -> FakeGateway {
     fake
 }
 
+/// The app open on [`code_fake`]'s thread (keep the fake alive with it).
+async fn code_page() -> (FakeGateway, Page) {
+    let fake = code_fake().await;
+    let page = fake_page(&fake, "#/t/c_code").await;
+    (fake, page)
+}
+
 /// Each code block of the answer containing `arguments[0]`: its label, its
 /// highlight state, its text and the token classes inside it.
 const BLOCKS: &str = r#"
@@ -177,8 +183,7 @@ async fn blocks(b: &Browser, needle: &str) -> Value {
 #[test]
 fn every_listed_language_is_highlighted_and_hostile_code_stays_text() {
     run(|| async {
-        let fake = code_fake().await;
-        let page = fake_page(&fake, "#/t/c_code").await;
+        let (_fake, page) = code_page().await;
         let b = &page.browser;
         let all = b
             .poll("every sample block highlighted", secs(20), || async {
@@ -244,8 +249,7 @@ fn every_listed_language_is_highlighted_and_hostile_code_stays_text() {
 #[test]
 fn a_block_completed_while_streaming_is_highlighted_then_and_only_once() {
     run(|| async {
-        let fake = code_fake().await;
-        let page = fake_page(&fake, "#/t/c_code").await;
+        let (_fake, page) = code_page().await;
         let b = &page.browser;
         send(b, "stream").await;
         // Unfinished: shown plain.
@@ -309,8 +313,7 @@ fn a_block_completed_while_streaming_is_highlighted_then_and_only_once() {
 #[test]
 fn a_2000_line_block_makes_no_long_task() {
     run(|| async {
-        let fake = code_fake().await;
-        let page = fake_page(&fake, "#/t/c_code").await;
+        let (_fake, page) = code_page().await;
         let b = &page.browser;
         // Warm: the worker is already started by the sample blocks.
         b.poll("the samples highlighted", secs(20), || async {
@@ -351,33 +354,6 @@ fn a_2000_line_block_makes_no_long_task() {
         }
         page.finish().await;
     });
-}
-
-/// `Browser.grantPermissions` through chromedriver's CDP endpoint.
-#[derive(Debug)]
-struct GrantClipboard {
-    origin: String,
-}
-
-impl WebDriverCompatibleCommand for GrantClipboard {
-    fn endpoint(
-        &self,
-        base: &url::Url,
-        session: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _url: &url::Url) -> (http::Method, Option<String>) {
-        let body = json!({"cmd": "Browser.grantPermissions", "params": {
-            "origin": self.origin,
-            "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"],
-        }});
-        (http::Method::POST, Some(body.to_string()))
-    }
 }
 
 /// Focuses the first element matching `css`, presses `key` on it, and
@@ -434,8 +410,7 @@ async fn copy_by_key(b: &Browser, css: &str, key: Key) -> Value {
 #[test]
 fn answers_code_blocks_and_tool_arguments_copy_from_the_keyboard() {
     run(|| async {
-        let fake = code_fake().await;
-        let page = fake_page(&fake, "#/t/c_code").await;
+        let (_fake, page) = code_page().await;
         let b = &page.browser;
         let origin = b
             .js("return location.origin;", vec![])
@@ -443,12 +418,11 @@ fn answers_code_blocks_and_tool_arguments_copy_from_the_keyboard() {
             .as_str()
             .unwrap_or_default()
             .to_string();
-        if let Err(e) = b.client().issue_cmd(GrantClipboard { origin }).await {
-            b.fail(&format!(
-                "chromedriver refused Browser.grantPermissions: {e}"
-            ))
-            .await;
-        }
+        b.cdp(
+            "Browser.grantPermissions",
+            json!({"origin": origin, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]}),
+        )
+        .await;
         b.wait_for("code[data-hl=done]", secs(20)).await;
 
         let expect = |got: &Value, name: &str, clip: &str| {

@@ -15,33 +15,62 @@ pub enum Grammar {
     Diff,
 }
 
+/// Fence languages (and aliases) → highlight.js grammar names; each name
+/// must be in scripts/bundle-highlighter's list (a test checks).
+const GRAMMARS: &[(&str, &str)] = &[
+    ("rust", "rust"),
+    ("rs", "rust"),
+    ("python", "python"),
+    ("py", "python"),
+    ("javascript", "javascript"),
+    ("js", "javascript"),
+    ("jsx", "javascript"),
+    ("mjs", "javascript"),
+    ("typescript", "typescript"),
+    ("ts", "typescript"),
+    ("tsx", "typescript"),
+    ("json", "json"),
+    ("jsonc", "json"),
+    ("yaml", "yaml"),
+    ("yml", "yaml"),
+    ("toml", "ini"),
+    ("ini", "ini"),
+    ("bash", "bash"),
+    ("sh", "bash"),
+    ("shell", "bash"),
+    ("zsh", "bash"),
+    // A terminal session: `$ ` prompts, the commands highlighted as bash.
+    ("console", "shell"),
+    ("shellsession", "shell"),
+    ("sql", "sql"),
+    ("go", "go"),
+    ("golang", "go"),
+    ("java", "java"),
+    ("c", "c"),
+    ("h", "c"),
+    ("cpp", "cpp"),
+    ("c++", "cpp"),
+    ("cc", "cpp"),
+    ("cxx", "cpp"),
+    ("hpp", "cpp"),
+    ("html", "xml"),
+    ("xml", "xml"),
+    ("svg", "xml"),
+    ("css", "css"),
+    ("markdown", "markdown"),
+    ("md", "markdown"),
+];
+
 /// A fence's language (already reduced to `[A-Za-z0-9_+-]`, any case) →
 /// its grammar, or `None` for a language that is shown plain.
 pub fn grammar(lang: &str) -> Option<Grammar> {
-    let lang = lang.to_ascii_lowercase();
-    let name = match lang.as_str() {
-        "diff" | "patch" => return Some(Grammar::Diff),
-        "rust" | "rs" => "rust",
-        "python" | "py" => "python",
-        "javascript" | "js" | "jsx" | "mjs" | "cjs" => "javascript",
-        "typescript" | "ts" | "tsx" => "typescript",
-        "json" | "jsonc" => "json",
-        "yaml" | "yml" => "yaml",
-        "toml" | "ini" => "ini",
-        "bash" | "sh" | "shell" | "zsh" => "bash",
-        // A terminal session: `$ ` prompts, commands highlighted as bash.
-        "console" | "shellsession" => "shell",
-        "sql" => "sql",
-        "go" | "golang" => "go",
-        "java" => "java",
-        "c" | "h" => "c",
-        "cpp" | "c++" | "cc" | "cxx" | "hpp" => "cpp",
-        "html" | "xml" | "svg" => "xml",
-        "css" => "css",
-        "markdown" | "md" => "markdown",
-        _ => return None,
-    };
-    Some(Grammar::Worker(name))
+    if lang.eq_ignore_ascii_case("diff") || lang.eq_ignore_ascii_case("patch") {
+        return Some(Grammar::Diff);
+    }
+    GRAMMARS
+        .iter()
+        .find(|(alias, _)| alias.eq_ignore_ascii_case(lang))
+        .map(|&(_, name)| Grammar::Worker(name))
 }
 
 /// The CSS class (`tok-*`, styled in `style/code.css`) for a highlight.js
