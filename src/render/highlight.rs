@@ -96,56 +96,75 @@ pub fn token_class(scope: &str) -> Option<&'static str> {
     })
 }
 
-/// Highlighted HTML for `code` from its tokens, cut into chunks of
-/// `lines_per_chunk` lines (a big block is put in place a chunk per task),
-/// each with the byte offset in `code` where it ends; `None` when the
-/// tokens' texts do not add up to exactly `code` (the plain text then
-/// stays). A token spanning a cut is split into two spans.
-pub fn highlight_chunks<S: AsRef<str>>(
+/// A block's tokens reduced to what rendering needs: each token's class
+/// and the byte offset in `code` where it ends; `None` when the tokens'
+/// texts do not add up to exactly `code` (the plain text then stays).
+pub fn classify<S: AsRef<str>>(
     code: &str,
     tokens: &[(S, S)],
-    lines_per_chunk: usize,
-) -> Option<Vec<(String, usize)>> {
-    let mut chunks = Vec::new();
-    let mut html = String::new();
-    let (mut lines, mut offset) = (0, 0);
+) -> Option<Vec<(Option<&'static str>, usize)>> {
+    let mut offset = 0;
+    let mut out = Vec::with_capacity(tokens.len());
     for (scope, text) in tokens {
         let text = text.as_ref();
         if code.get(offset..offset + text.len()) != Some(text) {
             return None;
         }
-        let class = token_class(scope.as_ref());
-        for piece in text.split_inclusive('\n') {
-            push_token(&mut html, class, piece);
-            offset += piece.len();
-            if piece.ends_with('\n') {
-                lines += 1;
-                if lines == lines_per_chunk {
-                    chunks.push((std::mem::take(&mut html), offset));
-                    lines = 0;
-                }
-            }
+        offset += text.len();
+        out.push((token_class(scope.as_ref()), offset));
+    }
+    (offset == code.len()).then_some(out)
+}
+
+/// Where a block is cut into chunks of `lines` lines (a big block is put in
+/// place a chunk per task): the end offset of each chunk.
+pub fn chunk_ends(code: &str, lines: usize) -> Vec<usize> {
+    let mut ends: Vec<usize> = code
+        .match_indices('\n')
+        .skip(lines.max(1) - 1)
+        .step_by(lines.max(1))
+        .map(|(i, _)| i + 1)
+        .collect();
+    if ends.last() != Some(&code.len()) {
+        ends.push(code.len());
+    }
+    ends
+}
+
+/// The highlighted HTML of `code[start..end]` from its [`classify`]d
+/// tokens: every text escaped, a token crossing a cut split into two spans.
+pub fn chunk_html(
+    code: &str,
+    tokens: &[(Option<&'static str>, usize)],
+    start: usize,
+    end: usize,
+) -> String {
+    let mut html = String::with_capacity(2 * end.saturating_sub(start));
+    let first = tokens.partition_point(|t| t.1 <= start);
+    let mut from = start;
+    for &(class, token_end) in &tokens[first..] {
+        let to = token_end.min(end);
+        if let Some(text) = code.get(from..to) {
+            push_token(&mut html, class, text);
         }
+        if token_end >= end {
+            break;
+        }
+        from = to;
     }
-    if offset != code.len() {
-        return None;
-    }
-    if !html.is_empty() || chunks.is_empty() {
-        chunks.push((html, offset));
-    }
-    Some(chunks)
+    html
 }
 
 fn push_token(out: &mut String, class: Option<&str>, text: &str) {
     match class {
-        Some(class) => {
+        Some(class) if !text.is_empty() => {
             out.push_str("<span class=\"");
             out.push_str(class);
             out.push_str("\">");
             escape_into(out, text);
             out.push_str("</span>");
         }
-        None => escape_into(out, text),
+        _ => escape_into(out, text),
     }
 }
 

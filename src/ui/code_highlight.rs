@@ -14,14 +14,14 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::render::highlight::{
-    diff_tokens, grammar, highlight_chunks, tokens_from_lengths, Grammar,
+    chunk_ends, chunk_html, classify, diff_tokens, grammar, tokens_from_lengths, Grammar,
 };
 
 /// The worker script, relative to the page (dist/hl/, built by
 /// scripts/bundle-highlighter).
 const WORKER_URL: &str = "hl/worker.js";
-/// Lines put in place per task: a few thousand spans, a few milliseconds.
-const LINES_PER_TASK: usize = 150;
+/// Lines put in place per task: some hundred spans, a few milliseconds.
+const LINES_PER_TASK: usize = 100;
 
 /// Highlights the not yet handled code blocks inside `root`.
 pub fn highlight_within(root: &web_sys::Element) {
@@ -39,8 +39,8 @@ pub fn highlight_within(root: &web_sys::Element) {
         let text = code.text_content().unwrap_or_default();
         match grammar(&lang) {
             Some(Grammar::Diff) => {
-                let chunks = highlight_chunks(&text, &diff_tokens(&text), LINES_PER_TASK);
-                apply(code, text, chunks);
+                let tokens = classify(&text, &diff_tokens(&text));
+                apply(code, text, tokens);
             }
             Some(Grammar::Worker(name)) => WORKER.with(|w| w.borrow_mut().post(code, name, text)),
             None => mark(&code, "plain"),
@@ -52,35 +52,60 @@ fn mark(code: &web_sys::Element, state: &str) {
     let _ = code.set_attribute("data-hl", state);
 }
 
-/// Replaces `code`'s plain `text` by the highlighted chunks: the first now,
-/// each next one in a later task; the rest stays plain text until then.
-fn apply(code: web_sys::Element, text: String, chunks: Option<Vec<(String, usize)>>) {
-    let Some(chunks) = chunks else {
+/// Tokens of a block: class and end offset ([`classify`]).
+type Tokens = Vec<(Option<&'static str>, usize)>;
+
+/// Replaces `code`'s plain `text` by its highlighted HTML. A big block
+/// goes a chunk per task, each built in its task, from the end up: the
+/// plain text node only loses its end each time, so the browser keeps the
+/// layout of the text before it.
+fn apply(code: web_sys::Element, text: String, tokens: Option<Tokens>) {
+    let Some(tokens) = tokens else {
         mark(&code, "plain");
         return;
     };
-    code.set_inner_html("<span class=\"hl-rest\"></span>");
-    let Some(rest) = code.first_element_child() else {
-        return;
-    };
-    rest.set_text_content(Some(&text));
-    put_chunks(code, rest, text, chunks.into_iter());
-}
-
-fn put_chunks(
-    code: web_sys::Element,
-    rest: web_sys::Element,
-    text: String,
-    mut chunks: std::vec::IntoIter<(String, usize)>,
-) {
-    let Some((html, end)) = chunks.next() else {
-        rest.remove();
+    let mut ends = chunk_ends(&text, LINES_PER_TASK);
+    let plain = code
+        .first_child()
+        .filter(|_| code.child_nodes().length() == 1)
+        .and_then(|n| n.dyn_into::<web_sys::CharacterData>().ok());
+    let Some(plain) = plain.filter(|_| ends.len() > 1) else {
+        code.set_inner_html(&chunk_html(&text, &tokens, 0, text.len()));
         mark(&code, "done");
         return;
     };
-    let _ = rest.insert_adjacent_html("beforebegin", &html);
-    rest.set_text_content(text.get(end..));
-    set_timeout(move || put_chunks(code, rest, text, chunks), Duration::ZERO);
+    ends.insert(0, 0);
+    put_chunks(code, plain, text, tokens, ends);
+}
+
+/// Puts the chunk `ends[n-2]..ends[n-1]` in place, then the one before it
+/// in the next task.
+fn put_chunks(
+    code: web_sys::Element,
+    plain: web_sys::CharacterData,
+    text: String,
+    tokens: Tokens,
+    mut ends: Vec<usize>,
+) {
+    let (Some(end), Some(&start)) = (ends.pop(), ends.last()) else {
+        plain.remove();
+        mark(&code, "done");
+        return;
+    };
+    let keep = text.get(..start).map_or(0, |t| t.encode_utf16().count());
+    let _ = plain.delete_data(keep as u32, u32::MAX);
+    let html = format!(
+        "<span class=\"hl-chunk\">{}</span>",
+        chunk_html(&text, &tokens, start, end)
+    );
+    let _ = match code.first_element_child() {
+        Some(first) => first.insert_adjacent_html("beforebegin", &html),
+        None => code.insert_adjacent_html("beforeend", &html),
+    };
+    set_timeout(
+        move || put_chunks(code, plain, text, tokens, ends),
+        Duration::ZERO,
+    );
 }
 
 thread_local! {
@@ -154,9 +179,8 @@ fn on_answer(ev: web_sys::MessageEvent) {
         .dyn_into::<js_sys::Uint32Array>()
         .ok()
         .map(|a| a.to_vec());
-    let chunks = scopes.zip(lengths).and_then(|(scopes, lengths)| {
-        let tokens = tokens_from_lengths(&text, &scopes, &lengths)?;
-        highlight_chunks(&text, &tokens, LINES_PER_TASK)
+    let tokens = scopes.zip(lengths).and_then(|(scopes, lengths)| {
+        classify(&text, &tokens_from_lengths(&text, &scopes, &lengths)?)
     });
-    apply(code, text, chunks);
+    apply(code, text, tokens);
 }

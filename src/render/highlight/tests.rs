@@ -2,10 +2,8 @@ use super::*;
 
 /// The whole block's HTML, in one chunk.
 fn tokens_html<S: AsRef<str>>(code: &str, tokens: &[(S, S)]) -> Option<String> {
-    let chunks = highlight_chunks(code, tokens, usize::MAX)?;
-    assert_eq!(chunks.len(), 1);
-    assert_eq!(chunks[0].1, code.len());
-    chunks.into_iter().next().map(|c| c.0)
+    let classed = classify(code, tokens)?;
+    Some(chunk_html(code, &classed, 0, code.len()))
 }
 
 #[test]
@@ -167,20 +165,27 @@ fn the_tail_is_highlighted_once_when_final() {
 fn big_blocks_are_cut_at_line_ends_and_tokens_split_across_cuts() {
     let code = "a\n/* b\nc */\nd\ne";
     let tokens = [("", "a\n"), ("comment", "/* b\nc */"), ("", "\nd\ne")];
-    let chunks = highlight_chunks(code, &tokens, 2).unwrap();
+    let classed = classify(code, &tokens).unwrap();
+    assert_eq!(classed, [(None, 2), (Some("tok-com"), 11), (None, 15)]);
+    let ends = chunk_ends(code, 2);
+    assert_eq!(ends, [7, 14, 15]);
+    let mut start = 0;
+    let chunks: Vec<String> = ends
+        .iter()
+        .map(|&end| chunk_html(code, &classed, std::mem::replace(&mut start, end), end))
+        .collect();
     assert_eq!(
         chunks,
         [
-            ("a\n<span class=\"tok-com\">/* b\n</span>".to_string(), 7),
-            ("<span class=\"tok-com\">c */</span>\nd\n".to_string(), 14),
-            ("e".to_string(), 15),
+            "a\n<span class=\"tok-com\">/* b\n</span>",
+            "<span class=\"tok-com\">c */</span>\nd\n",
+            "e",
         ]
     );
     // A block ending in a newline has no empty last chunk.
-    assert_eq!(
-        highlight_chunks("x\ny\n", &[("", "x\ny\n")], 1).unwrap(),
-        [("x\n".to_string(), 2), ("y\n".to_string(), 4)]
-    );
+    assert_eq!(chunk_ends("x\ny\n", 1), [2, 4]);
+    assert_eq!(chunk_ends("x\ny\n", 5), [4]);
+    assert_eq!(chunk_ends("", 5), [0]);
 }
 
 #[test]
