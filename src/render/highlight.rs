@@ -116,21 +116,6 @@ pub fn classify<S: AsRef<str>>(
     (offset == code.len()).then_some(out)
 }
 
-/// Where a block is cut into chunks of `lines` lines (a big block is put in
-/// place a chunk per task): the end offset of each chunk.
-pub fn chunk_ends(code: &str, lines: usize) -> Vec<usize> {
-    let mut ends: Vec<usize> = code
-        .match_indices('\n')
-        .skip(lines.max(1) - 1)
-        .step_by(lines.max(1))
-        .map(|(i, _)| i + 1)
-        .collect();
-    if ends.last() != Some(&code.len()) {
-        ends.push(code.len());
-    }
-    ends
-}
-
 /// The highlighted HTML of `code[start..end]` from its [`classify`]d
 /// tokens: every text escaped, a token crossing a cut split into two spans.
 pub fn chunk_html(

@@ -46,7 +46,17 @@ pub(crate) struct Sanitizer {
     image: Option<ImageCapture>,
     /// Set while inside a table: its cells are written here.
     table: Option<TableCells>,
+    /// Inside a code block: its lines so far.
+    code_lines: Option<usize>,
 }
+
+/// A code block's text is written in parts of this many lines, each its own
+/// block box: highlighting replaces one part per task, and the browser lays
+/// out only that part again.
+const LINES_PER_PART: usize = 100;
+
+/// Between two parts of a code block's text.
+const PART_BREAK: &str = "</span><span class=\"code-part\">";
 
 /// pulldown-cmark aligns table cells with an inline `style`, which the
 /// Content-Security-Policy (`style-src 'self'`) refuses; cells are written
@@ -192,10 +202,15 @@ impl Sanitizer {
                     CodeBlockKind::Fenced(info) => code_language(&info),
                     CodeBlockKind::Indented => String::new(),
                 };
+                self.code_lines = Some(0);
                 out.push(Event::InlineHtml(code_block_open(&lang).into()));
             }
+            Event::Text(t) if self.code_lines.is_some() => self.code_text(t, out),
             Event::End(TagEnd::CodeBlock) => {
-                out.push(Event::InlineHtml(CowStr::Borrowed("</code></pre></div>\n")));
+                self.code_lines = None;
+                out.push(Event::InlineHtml(CowStr::Borrowed(
+                    "</span></code></pre></div>\n",
+                )));
             }
             // Not enabled in `options()`; dropped in case that ever changes.
             Event::FootnoteReference(_) | Event::Start(Tag::MetadataBlock(_)) => {}
@@ -206,6 +221,34 @@ impl Sanitizer {
                 attrs: Vec::new(),
             })),
             other => out.push(other),
+        }
+    }
+}
+
+impl Sanitizer {
+    /// Code text, with a part break after every [`LINES_PER_PART`] lines
+    /// (none at the very end).
+    fn code_text<'a>(&mut self, text: CowStr<'a>, out: &mut Vec<Event<'a>>) {
+        let Some(lines) = &mut self.code_lines else {
+            return;
+        };
+        let before = *lines;
+        let newlines = text.matches('\n').count();
+        if before % LINES_PER_PART + newlines < LINES_PER_PART
+            && !(before > 0 && before % LINES_PER_PART == 0)
+        {
+            *lines += newlines;
+            out.push(Event::Text(text));
+            return;
+        }
+        for line in text.split_inclusive('\n') {
+            if *lines > 0 && *lines % LINES_PER_PART == 0 && !line.is_empty() {
+                out.push(Event::InlineHtml(CowStr::Borrowed(PART_BREAK)));
+            }
+            out.push(Event::Text(line.to_string().into()));
+            if line.ends_with('\n') {
+                *lines += 1;
+            }
         }
     }
 }
@@ -264,7 +307,7 @@ fn code_block_open(lang: &str) -> String {
         s.push_str(lang);
         s.push('"');
     }
-    s.push('>');
+    s.push_str("><span class=\"code-part\">");
     s
 }
 

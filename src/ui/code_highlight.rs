@@ -4,7 +4,7 @@
 //! not carry it). Each `code[data-lang]` is handled once and marked with
 //! `data-hl`; its content is replaced only when the tokens add up to its
 //! text, by HTML built from escaped tokens ([`render::highlight`]), a
-//! chunk of lines per task so that a long block never blocks the page.
+//! part of the block per task so that a long block never blocks the page.
 
 use std::cell::RefCell;
 use std::time::Duration;
@@ -14,14 +14,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::render::highlight::{
-    chunk_ends, chunk_html, classify, diff_tokens, grammar, tokens_from_lengths, Grammar,
+    chunk_html, classify, diff_tokens, grammar, tokens_from_lengths, Grammar,
 };
 
 /// The worker script, relative to the page (dist/hl/, built by
 /// scripts/bundle-highlighter).
 const WORKER_URL: &str = "hl/worker.js";
-/// Lines put in place per task: some hundred spans, a few milliseconds.
-const LINES_PER_TASK: usize = 100;
 
 /// Highlights the not yet handled code blocks inside `root`.
 pub fn highlight_within(root: &web_sys::Element) {
@@ -55,55 +53,32 @@ fn mark(code: &web_sys::Element, state: &str) {
 /// Tokens of a block: class and end offset ([`classify`]).
 type Tokens = Vec<(Option<&'static str>, usize)>;
 
-/// Replaces `code`'s plain `text` by its highlighted HTML. A big block
-/// goes a chunk per task, each built in its task, from the end up: the
-/// plain text node only loses its end each time, so the browser keeps the
-/// layout of the text before it.
+/// Replaces `code`'s plain `text` by its highlighted HTML, one part of the
+/// block (`span.code-part`, 100 lines, its own block box: see
+/// `render::markdown`) per
+/// task, so that the browser lays out only that part again.
 fn apply(code: web_sys::Element, text: String, tokens: Option<Tokens>) {
     let Some(tokens) = tokens else {
         mark(&code, "plain");
         return;
     };
-    let mut ends = chunk_ends(&text, LINES_PER_TASK);
-    let plain = code
-        .first_child()
-        .filter(|_| code.child_nodes().length() == 1)
-        .and_then(|n| n.dyn_into::<web_sys::CharacterData>().ok());
-    let Some(plain) = plain.filter(|_| ends.len() > 1) else {
-        code.set_inner_html(&chunk_html(&text, &tokens, 0, text.len()));
-        mark(&code, "done");
-        return;
-    };
-    ends.insert(0, 0);
-    put_chunks(code, plain, text, tokens, ends);
+    put_parts(code, text, tokens, 0, 0);
 }
 
-/// Puts the chunk `ends[n-2]..ends[n-1]` in place, then the one before it
-/// in the next task.
-fn put_chunks(
-    code: web_sys::Element,
-    plain: web_sys::CharacterData,
-    text: String,
-    tokens: Tokens,
-    mut ends: Vec<usize>,
-) {
-    let (Some(end), Some(&start)) = (ends.pop(), ends.last()) else {
-        plain.remove();
+/// Highlights part `index`, which starts at byte `start` of `text`, then
+/// the next one in a later task.
+fn put_parts(code: web_sys::Element, text: String, tokens: Tokens, index: u32, start: usize) {
+    let Some(part) = code.children().item(index) else {
         mark(&code, "done");
         return;
     };
-    let keep = text.get(..start).map_or(0, |t| t.encode_utf16().count());
-    let _ = plain.delete_data(keep as u32, u32::MAX);
-    let html = format!(
-        "<span class=\"hl-chunk\">{}</span>",
-        chunk_html(&text, &tokens, start, end)
-    );
-    let _ = match code.first_element_child() {
-        Some(first) => first.insert_adjacent_html("beforebegin", &html),
-        None => code.insert_adjacent_html("beforeend", &html),
-    };
+    let end = start + part.text_content().map_or(0, |t| t.len());
+    if text.get(start..end).is_none() {
+        return;
+    }
+    part.set_inner_html(&chunk_html(&text, &tokens, start, end));
     set_timeout(
-        move || put_chunks(code, plain, text, tokens, ends),
+        move || put_parts(code, text, tokens, index + 1, end),
         Duration::ZERO,
     );
 }

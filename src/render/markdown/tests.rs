@@ -133,10 +133,14 @@ fn tag_problem(tag: &str) -> Option<String> {
                 ["align-left", "align-center", "align-right"].contains(&value.as_str())
             }
             "class" if name == "div" => ["code-block", "code-head"].contains(&value.as_str()),
-            "class" if name == "span" => {
-                ["code-lang", "copy-icon", "copy-label", "visually-hidden"]
-                    .contains(&value.as_str())
-            }
+            "class" if name == "span" => [
+                "code-lang",
+                "code-part",
+                "copy-icon",
+                "copy-label",
+                "visually-hidden",
+            ]
+            .contains(&value.as_str()),
             "data-lang" => value
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "_+-".contains(c)),
@@ -412,37 +416,55 @@ fn code_head(lang: &str) -> String {
 }
 
 #[test]
+fn long_code_blocks_are_written_in_parts_of_100_lines() {
+    let lines = |n: std::ops::Range<usize>| -> String { n.map(|i| format!("{i}\n")).collect() };
+    let html = to_html(&format!("```\n{}```\n", lines(0..250)));
+    let body = html.split("<pre><code>").nth(1).unwrap();
+    let parts: Vec<&str> = body
+        .trim_end_matches("</span></code></pre></div>\n")
+        .split("<span class=\"code-part\">")
+        .skip(1)
+        .map(|p| p.trim_end_matches("</span>"))
+        .collect();
+    assert_eq!(parts, [lines(0..100), lines(100..200), lines(200..250)]);
+    // Exactly 100 lines: one part, no empty one after it.
+    let html = to_html(&format!("```\n{}```\n", lines(0..100)));
+    assert_eq!(html.matches("code-part").count(), 1);
+}
+
+#[test]
 fn code_blocks_keep_a_sanitized_language_class_and_label() {
     assert_eq!(
         to_html("```rust\nfn main() {}\n```"),
         code_head("rust")
-            + "<pre><code class=\"language-rust\" data-lang=\"rust\">fn main() {}\n\
-               </code></pre></div>\n"
+            + "<pre><code class=\"language-rust\" data-lang=\"rust\"><span class=\"code-part\">fn main() {}\n\
+               </span></code></pre></div>\n"
     );
     assert_eq!(
         to_html("```c++ extra\nx\n```"),
         code_head("c++")
-            + "<pre><code class=\"language-c++\" data-lang=\"c++\">x\n</code></pre></div>\n"
+            + "<pre><code class=\"language-c++\" data-lang=\"c++\"><span class=\"code-part\">x\n</span></code></pre></div>\n"
     );
     assert_eq!(
         to_html("```\"><x\n<y>\n```"),
         code_head("x")
-            + "<pre><code class=\"language-x\" data-lang=\"x\">&lt;y&gt;\n</code></pre></div>\n"
+            + "<pre><code class=\"language-x\" data-lang=\"x\"><span class=\"code-part\">&lt;y&gt;\n</span></code></pre></div>\n"
     );
     assert_eq!(
         to_html("~~~\na\n~~~"),
-        code_head("") + "<pre><code>a\n</code></pre></div>\n"
+        code_head("") + "<pre><code><span class=\"code-part\">a\n</span></code></pre></div>\n"
     );
     assert_eq!(
         to_html("    <i>\n"),
-        code_head("") + "<pre><code>&lt;i&gt;\n</code></pre></div>\n"
+        code_head("")
+            + "<pre><code><span class=\"code-part\">&lt;i&gt;\n</span></code></pre></div>\n"
     );
     assert_eq!(
         to_html("- a\n\n  ```sh\n  </code><img src=x onerror=alert(1)>\n  ```\n"),
         "<ul>\n<li>\n<p>a</p>\n".to_string()
             + &code_head("sh")
-            + "<pre><code class=\"language-sh\" data-lang=\"sh\">\
-               &lt;/code&gt;&lt;img src=x onerror=alert(1)&gt;\n</code></pre></div>\n</li>\n</ul>\n"
+            + "<pre><code class=\"language-sh\" data-lang=\"sh\"><span class=\"code-part\">\
+               &lt;/code&gt;&lt;img src=x onerror=alert(1)&gt;\n</span></code></pre></div>\n</li>\n</ul>\n"
     );
 }
 
