@@ -1,53 +1,19 @@
-//! Chrome DevTools Protocol commands through chromedriver's
-//! `goog/cdp/execute`: the main thread's CPU time (`Performance.getMetrics`),
-//! which background load on a shared machine does not inflate the way it
-//! inflates wall-clock times.
+//! The main thread's CPU time from the Chrome DevTools Protocol
+//! (`Performance.getMetrics`, through `support::cdp`), which background load
+//! on a shared machine does not inflate the way it inflates wall-clock times.
 
 use std::collections::HashMap;
 
-use fantoccini::wd::WebDriverCompatibleCommand;
 use serde_json::{json, Value};
 
 use crate::support::Browser;
-
-#[derive(Debug)]
-struct Cdp {
-    cmd: &'static str,
-}
-
-impl WebDriverCompatibleCommand for Cdp {
-    fn endpoint(
-        &self,
-        base: &url::Url,
-        session: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _url: &url::Url) -> (http::Method, Option<String>) {
-        let body = json!({ "cmd": self.cmd, "params": {} });
-        (http::Method::POST, Some(body.to_string()))
-    }
-}
 
 /// The renderer's counters (seconds for durations and times). Among them:
 /// `ThreadTime` (main-thread CPU), `TaskDuration` (main-thread busy wall
 /// time), `ScriptDuration`, `LayoutDuration`, `RecalcStyleDuration`.
 pub async fn metrics(b: &Browser) -> HashMap<String, f64> {
-    let run = |cmd| async move {
-        match b.client().issue_cmd(Cdp { cmd }).await {
-            Ok(v) => v,
-            Err(e) => {
-                b.fail(&format!("chromedriver refused CDP {cmd}: {e}"))
-                    .await
-            }
-        }
-    };
-    run("Performance.enable").await;
-    let v: Value = run("Performance.getMetrics").await;
+    b.cdp("Performance.enable", json!({})).await;
+    let v: Value = b.cdp("Performance.getMetrics", json!({})).await;
     v["metrics"]
         .as_array()
         .into_iter()

@@ -46,7 +46,17 @@ pub(crate) struct Sanitizer {
     image: Option<ImageCapture>,
     /// Set while inside a table: its cells are written here.
     table: Option<TableCells>,
+    /// Inside a code block: its lines so far.
+    code_lines: Option<usize>,
 }
+
+/// A code block's text is written in parts of this many lines, each its own
+/// block box: highlighting replaces one part per task, and the browser lays
+/// out only that part again.
+const LINES_PER_PART: usize = 100;
+
+/// Between two parts of a code block's text.
+const PART_BREAK: &str = "</span><span class=\"code-part\">";
 
 /// pulldown-cmark aligns table cells with an inline `style`, which the
 /// Content-Security-Policy (`style-src 'self'`) refuses; cells are written
@@ -187,11 +197,20 @@ impl Sanitizer {
             Event::Html(t) | Event::InlineHtml(t) => out.push(Event::Text(t)),
             Event::Start(Tag::HtmlBlock) => out.push(Event::Start(Tag::Paragraph)),
             Event::End(TagEnd::HtmlBlock) => out.push(Event::End(TagEnd::Paragraph)),
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
-                let lang = code_language(&info);
-                out.push(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(
-                    lang.into(),
-                ))));
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let lang = match kind {
+                    CodeBlockKind::Fenced(info) => code_language(&info),
+                    CodeBlockKind::Indented => String::new(),
+                };
+                self.code_lines = Some(0);
+                out.push(Event::InlineHtml(code_block_open(&lang).into()));
+            }
+            Event::Text(t) if self.code_lines.is_some() => self.code_text(t, out),
+            Event::End(TagEnd::CodeBlock) => {
+                self.code_lines = None;
+                out.push(Event::InlineHtml(CowStr::Borrowed(
+                    "</span></code></pre></div>\n",
+                )));
             }
             // Not enabled in `options()`; dropped in case that ever changes.
             Event::FootnoteReference(_) | Event::Start(Tag::MetadataBlock(_)) => {}
@@ -202,6 +221,34 @@ impl Sanitizer {
                 attrs: Vec::new(),
             })),
             other => out.push(other),
+        }
+    }
+}
+
+impl Sanitizer {
+    /// Code text, with a part break after every [`LINES_PER_PART`] lines
+    /// (none at the very end).
+    fn code_text<'a>(&mut self, text: CowStr<'a>, out: &mut Vec<Event<'a>>) {
+        let Some(lines) = &mut self.code_lines else {
+            return;
+        };
+        let before = *lines;
+        let newlines = text.matches('\n').count();
+        if before % LINES_PER_PART + newlines < LINES_PER_PART
+            && !(before > 0 && before % LINES_PER_PART == 0)
+        {
+            *lines += newlines;
+            out.push(Event::Text(text));
+            return;
+        }
+        for line in text.split_inclusive('\n') {
+            if *lines > 0 && *lines % LINES_PER_PART == 0 && !line.is_empty() {
+                out.push(Event::InlineHtml(CowStr::Borrowed(PART_BREAK)));
+            }
+            out.push(Event::Text(line.to_string().into()));
+            if line.ends_with('\n') {
+                *lines += 1;
+            }
         }
     }
 }
@@ -238,6 +285,39 @@ fn image_placeholder<'a>(image: ImageCapture) -> Event<'a> {
     s.push_str("</button>");
     Event::InlineHtml(s.into())
 }
+
+/// A code block's frame: a head with the language label (when there is
+/// one) and a copy button ([`COPY_BUTTON`]), then `<pre><code>`; `lang` is
+/// already reduced to `[A-Za-z0-9_+-]`. The UI highlights the
+/// `code[data-lang]` of complete blocks (`ui/code_highlight.rs`).
+fn code_block_open(lang: &str) -> String {
+    let mut s = String::with_capacity(2 * lang.len() + 300);
+    s.push_str("<div class=\"code-block\"><div class=\"code-head\">");
+    if !lang.is_empty() {
+        s.push_str("<span class=\"code-lang\">");
+        s.push_str(lang);
+        s.push_str("</span>");
+    }
+    s.push_str(COPY_BUTTON);
+    s.push_str("</div><pre><code");
+    if !lang.is_empty() {
+        s.push_str(" class=\"language-");
+        s.push_str(lang);
+        s.push_str("\" data-lang=\"");
+        s.push_str(lang);
+        s.push('"');
+    }
+    s.push_str("><span class=\"code-part\">");
+    s
+}
+
+/// The markup of `ui::copy_button::CopyButton` for a code block (content
+/// set through `inner_html` cannot hold a component); the markdown view's
+/// click handler does the copying.
+const COPY_BUTTON: &str = "<button type=\"button\" class=\"copy-button code-copy\" \
+     aria-label=\"Copy code\"><span class=\"copy-icon\" aria-hidden=\"true\"></span>\
+     <span class=\"copy-label\">Copy</span></button>\
+     <span class=\"visually-hidden\" role=\"status\"></span>";
 
 /// The first word of a fence's info string, reduced to `[A-Za-z0-9_+-]`.
 fn code_language(info: &str) -> String {

@@ -2,6 +2,8 @@
 
 /// Durations, token counts, argument JSON and previews for display.
 pub mod format;
+/// Code block highlighting from tokens: languages, classes, diffs.
+pub mod highlight;
 /// Streaming markdown: completed blocks are kept, only the tail re-renders.
 pub mod incremental;
 /// Markdown → HTML that is safe for `inner_html` (raw HTML escaped, link

@@ -130,10 +130,9 @@ pub fn composer() -> Option<web_sys::HtmlElement> {
         .ok()
 }
 
-pub fn copy_to_clipboard(text: &str) {
-    if let Some(w) = web_sys::window() {
-        let _ = w.navigator().clipboard().write_text(text);
-    }
+/// Writes `text` to the clipboard; the promise settles with the outcome.
+pub fn copy_to_clipboard(text: &str) -> Option<js_sys::Promise> {
+    web_sys::window().map(|w| w.navigator().clipboard().write_text(text))
 }
 
 pub fn log_warning(text: &str) {

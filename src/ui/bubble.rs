@@ -1,9 +1,11 @@
 //! Message bubbles: the user's (tinted, right), the agent's answer (full
 //! width, markdown, reasoning above, model and tokens below) and commentary
-//! (dimmed, smaller, no footer).
+//! (dimmed, smaller, no footer). A finished answer's footer has a button
+//! that copies its markdown.
 
 use leptos::prelude::*;
 
+use super::copy_button::CopyButton;
 use super::markdown_view::MarkdownView;
 use super::reasoning_block::ReasoningBlock;
 use super::runtime::Runtime;
@@ -92,7 +94,7 @@ pub fn AnswerBubble(row: RwSignal<Row>) -> impl IntoView {
     let reasoning = Signal::derive(move || parts.with(|p| p.reasoning.clone().unwrap_or_default()));
     let has_reasoning = move || parts.with(|p| p.reasoning.is_some());
     let body = Signal::derive(move || parts.with(|p| p.body.clone()));
-    let footer = move || parts.with(|p| !p.streaming && (p.model.is_some() || p.tokens.is_some()));
+    let footer = move || !streaming.get();
     view! {
         <article class="msg msg-assistant" class:interim=move || parts.with(|p| p.interim)
             data-streaming=move || streaming.get().then_some("true")>
@@ -100,7 +102,7 @@ pub fn AnswerBubble(row: RwSignal<Row>) -> impl IntoView {
                 <ReasoningBlock text=reasoning live=streaming />
             </Show>
             <div class="msg-body">
-                <MarkdownView text=body />
+                <MarkdownView text=body live=streaming />
                 <Show when=move || streaming.get()>
                     <span class="cursor" aria-hidden="true"></span>
                 </Show>
@@ -109,6 +111,7 @@ pub fn AnswerBubble(row: RwSignal<Row>) -> impl IntoView {
                 <footer class="msg-footer">
                     {move || parts.with(|p| p.model.clone()).map(|m| view! { <span class="model">{m}</span> })}
                     {move || parts.with(|p| p.tokens).map(|t| view! { <span class="tokens">{render::tokens(t)}</span> })}
+                    <CopyButton label="Copy answer" text=body class="answer-copy" />
                 </footer>
             </Show>
         </article>

@@ -1,6 +1,8 @@
 //! Renders (streaming) markdown into the DOM incrementally: completed blocks
 //! are appended once, only the unfinished tail is replaced per update. Only
-//! the sanitizer's output ever reaches `innerHTML`.
+//! the sanitizer's output ever reaches `innerHTML`. Code blocks are
+//! highlighted once complete: when their block is appended, or once the
+//! text is final for those in the tail.
 //!
 //! The benchmark's naive baselines (`?render=naive…`, see
 //! [`RenderMode`](crate::render::RenderMode)) re-render the whole text into
@@ -11,7 +13,10 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::browser;
+use super::code_highlight::highlight_within;
+use super::copy_button::copy_and_confirm;
 use super::timeline::RowMounts;
+use crate::render::highlight::{TailHighlight, TailStep};
 use crate::render::{self, IncrementalMarkdown};
 
 /// Completed blocks are grouped this many to a chunk (a plain block box):
@@ -23,10 +28,16 @@ use crate::render::{self, IncrementalMarkdown};
 const BLOCKS_PER_CHUNK: usize = 16;
 
 #[component]
-pub fn MarkdownView(#[prop(into)] text: Signal<String>) -> impl IntoView {
+pub fn MarkdownView(
+    #[prop(into)] text: Signal<String>,
+    /// Still streaming: the tail's code blocks may be unfinished.
+    #[prop(optional, into)]
+    live: Signal<bool>,
+) -> impl IntoView {
     let stable = NodeRef::<Div>::new();
     let tail = NodeRef::<Div>::new();
     let renderer = StoredValue::new(IncrementalMarkdown::new());
+    let tail_state = StoredValue::new(TailHighlight::default());
     let naive = browser::render_mode().whole_bubble();
     let rows = use_context::<RowMounts>();
 
@@ -42,6 +53,7 @@ pub fn MarkdownView(#[prop(into)] text: Signal<String>) -> impl IntoView {
         let (Some(stable), Some(tail)) = (stable.get(), tail.get()) else {
             return;
         };
+        let live = live.get();
         if naive {
             text.with(|t| tail.set_inner_html(&render::to_html(t)));
             grew(prev.is_none());
@@ -54,12 +66,26 @@ pub fn MarkdownView(#[prop(into)] text: Signal<String>) -> impl IntoView {
             truncate_blocks(&stable, keep);
         }
         append_blocks(&stable, shown, &delta.stable_appended);
-        tail.set_inner_html(&delta.tail_html);
+        if !delta.stable_appended.is_empty() {
+            highlight_within(&stable);
+        }
+        let step = tail_state
+            .try_update_value(|t| t.step(&delta.tail_html, live))
+            .unwrap_or(TailStep {
+                repaint: true,
+                highlight: false,
+            });
+        if step.repaint {
+            tail.set_inner_html(&delta.tail_html);
+        }
+        if step.highlight {
+            highlight_within(&tail);
+        }
         grew(prev.is_none());
     });
 
     view! {
-        <div class="markdown" on:click=load_image_on_click>
+        <div class="markdown" on:click=on_click>
             <div class="md-stable" node_ref=stable></div>
             <div class="md-tail" node_ref=tail></div>
         </div>
@@ -108,16 +134,38 @@ fn append_blocks(stable: &web_sys::HtmlElement, shown: usize, blocks: &[String])
     }
 }
 
-/// Remote images are placeholders until clicked: an image URL can carry
-/// data out, so nothing is fetched without the reader's consent.
-fn load_image_on_click(ev: web_sys::MouseEvent) {
+/// The rendered HTML's buttons: image placeholders and code copy buttons.
+fn on_click(ev: web_sys::MouseEvent) {
     let Some(button) = ev
         .target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .and_then(|e| e.closest("button.md-img").ok().flatten())
+        .and_then(|e| e.closest("button.md-img, button.code-copy").ok().flatten())
     else {
         return;
     };
+    if button.class_list().contains("code-copy") {
+        copy_code(button);
+    } else {
+        load_image(button);
+    }
+}
+
+/// Copies the plain text of the code block the button heads.
+fn copy_code(button: web_sys::Element) {
+    let code = button
+        .closest(".code-block")
+        .ok()
+        .flatten()
+        .and_then(|b| b.query_selector("code").ok().flatten())
+        .and_then(|c| c.text_content());
+    if let Some(code) = code {
+        copy_and_confirm(button, &code);
+    }
+}
+
+/// Remote images are placeholders until clicked: an image URL can carry
+/// data out, so nothing is fetched without the reader's consent.
+fn load_image(button: web_sys::Element) {
     let Some(src) = button.get_attribute("data-src") else {
         return;
     };

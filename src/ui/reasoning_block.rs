@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::browser;
+use super::copy_button::CopyButton;
 use super::runtime::Runtime;
 use crate::render::should_start_collapsed;
 
@@ -39,12 +39,7 @@ pub fn ReasoningBlock(
                     <span aria-hidden="true">{move || if collapsed.get() { "▸" } else { "▾" }}</span>
                     " 💭 Reasoning"
                 </button>
-                <button type="button" class="reasoning-copy icon-button" aria-label="Copy reasoning"
-                    on:click=move |_| browser::copy_to_clipboard(&text.get_untracked())>
-                    // Drawn in CSS: symbol glyphs like ⧉ are missing from
-                    // many fonts, and content areas hold no SVG at all.
-                    <span class="copy-icon" aria-hidden="true"></span>
-                </button>
+                <CopyButton label="Copy reasoning" text class="reasoning-copy" />
             </div>
             <Show when=move || !collapsed.get()>
                 <pre class="reasoning-body">{move || text.get()}</pre>

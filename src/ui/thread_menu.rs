@@ -102,7 +102,7 @@ pub fn ThreadMenu(
                     .and_then(|l| l.href().ok())
                     .map(|h| h.split('#').next().unwrap_or_default().to_string())
                     .unwrap_or_default();
-                browser::copy_to_clipboard(&format!(
+                let _ = browser::copy_to_clipboard(&format!(
                     "{base}{}",
                     browser::channel_href(Some(&channel))
                 ));

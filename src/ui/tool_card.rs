@@ -1,8 +1,9 @@
 //! One tool call: a compact line (spinner, ✓ or ✗, duration) that expands
-//! in place to the full arguments and output.
+//! in place to the full arguments and output, each with a copy button.
 
 use leptos::prelude::*;
 
+use super::copy_button::CopyButton;
 use super::runtime::Runtime;
 use crate::render::{self, tool_line, Detail};
 use crate::settings::{ProgressDetail, ToolDetail};
@@ -98,6 +99,11 @@ pub fn ToolCard(row: RwSignal<Row>) -> impl IntoView {
 #[component]
 fn ToolDetailView(call: Memo<Option<ToolCall>>) -> impl IntoView {
     let args = move || call.with(|c| c.as_ref().map(|c| render::args_pretty(&c.args, ARGS_MAX)));
+    // Copied in full: the view cuts long arguments.
+    let all_args = Signal::derive(move || {
+        call.with(|c| c.as_ref().map(|c| render::args_pretty(&c.args, usize::MAX)))
+            .unwrap_or_default()
+    });
     let name = move || call.with(|c| c.as_ref().map(|c| c.name.clone()));
     let output = Signal::derive(move || {
         call.with(|c| {
@@ -110,9 +116,11 @@ fn ToolDetailView(call: Memo<Option<ToolCall>>) -> impl IntoView {
         <div class="tool-detail">
             <div class="tool-detail-label">"Tool"</div>
             <div class="tool-name">{name}</div>
-            <div class="tool-detail-label">"Arguments"</div>
+            <div class="tool-detail-label">"Arguments"
+                <CopyButton label="Copy arguments" text=all_args class="tool-copy" /></div>
             <pre class="tool-args">{args}</pre>
-            <div class="tool-detail-label">"Output"</div>
+            <div class="tool-detail-label">"Output"
+                <CopyButton label="Copy output" text=output class="tool-copy" /></div>
             <OutputBox text=output />
         </div>
     }

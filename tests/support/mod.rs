@@ -26,6 +26,7 @@
 
 pub mod browser;
 pub mod canary;
+pub mod cdp;
 pub mod fake_gateway;
 pub mod gateway;
 pub mod page;

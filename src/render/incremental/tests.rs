@@ -118,7 +118,7 @@ fn completed_blocks_are_reused() {
         vec![
             "<p>p1</p>\n".to_string(),
             "<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n".to_string(),
-            "<pre><code>x\n\ny\n</code></pre>\n".to_string(),
+            to_html("```\nx\n\ny\n```\n"),
             "<table><thead><tr><th>t</th></tr></thead><tbody>\n<tr><td>1</td></tr>\n</tbody></table>\n"
                 .to_string(),
             "<blockquote>\n<p>q</p>\n</blockquote>\n".to_string(),

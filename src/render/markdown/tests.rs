@@ -50,6 +50,8 @@ fn tag_problem(tag: &str) -> Option<String> {
     let name = &body[..name_end];
     const TAGS: &[&str] = &[
         "p",
+        "div",
+        "span",
         "br",
         "hr",
         "h1",
@@ -111,9 +113,11 @@ fn tag_problem(tag: &str) -> Option<String> {
         }
         let allowed: &[&str] = match name {
             "a" => &["href", "title", "rel", "target"],
-            "button" => &["type", "class", "data-src"],
+            "button" => &["type", "class", "data-src", "aria-label"],
             "input" => &["disabled", "type", "checked"],
-            "code" => &["class"],
+            "code" => &["class", "data-lang"],
+            "div" => &["class"],
+            "span" => &["class", "aria-hidden", "role"],
             "ol" => &["start"],
             "th" | "td" => &["class"],
             _ => &[],
@@ -128,8 +132,24 @@ fn tag_problem(tag: &str) -> Option<String> {
             "class" if name == "th" || name == "td" => {
                 ["align-left", "align-center", "align-right"].contains(&value.as_str())
             }
+            "class" if name == "div" => ["code-block", "code-head"].contains(&value.as_str()),
+            "class" if name == "span" => [
+                "code-lang",
+                "code-part",
+                "copy-icon",
+                "copy-label",
+                "visually-hidden",
+            ]
+            .contains(&value.as_str()),
+            "data-lang" => value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_+-".contains(c)),
+            "aria-label" => value == "Copy code",
+            "aria-hidden" => value == "true",
+            "role" => value == "status",
             "class" => {
                 value == "md-img"
+                    || value == "copy-button code-copy"
                     || value.strip_prefix("language-").is_some_and(|l| {
                         l.chars()
                             .all(|c| c.is_ascii_alphanumeric() || "_+-".contains(c))
@@ -144,6 +164,9 @@ fn tag_problem(tag: &str) -> Option<String> {
             return Some(format!("{key}={value:?} in <{tag}>"));
         }
         seen.push(key);
+    }
+    if matches!(name, "div" | "span") && !tag.starts_with('/') && !seen.contains(&"class") {
+        return Some(format!("{name} without a known class: <{tag}>"));
     }
     if name == "a" && !tag.starts_with('/') && !(seen.contains(&"rel") && seen.contains(&"target"))
     {
@@ -236,6 +259,10 @@ fn checker_catches_what_it_should() {
         "<td style=\"background: url(x)\">",
         "<p",
         "<div>",
+        "<div class=\"x\">",
+        "<span role=\"alert\" class=\"copy-label\">",
+        "<code data-lang=\"a b\">",
+        "<button type=\"button\" class=\"copy-button code-copy\" aria-label=\"x\">",
     ] {
         assert!(unsafe_reason(bad).is_some(), "{bad}");
     }
@@ -372,24 +399,72 @@ fn images_become_click_to_load_placeholders() {
     );
 }
 
+/// What `code_block_open` writes before a block's `<pre>`.
+fn code_head(lang: &str) -> String {
+    let label = if lang.is_empty() {
+        String::new()
+    } else {
+        format!("<span class=\"code-lang\">{lang}</span>")
+    };
+    format!(
+        "<div class=\"code-block\"><div class=\"code-head\">{label}\
+         <button type=\"button\" class=\"copy-button code-copy\" aria-label=\"Copy code\">\
+         <span class=\"copy-icon\" aria-hidden=\"true\"></span>\
+         <span class=\"copy-label\">Copy</span></button>\
+         <span class=\"visually-hidden\" role=\"status\"></span></div>"
+    )
+}
+
 #[test]
-fn code_blocks_keep_a_sanitized_language_class() {
+fn long_code_blocks_are_written_in_parts_of_100_lines() {
+    let lines = |n: std::ops::Range<usize>| -> String { n.map(|i| format!("{i}\n")).collect() };
+    let html = to_html(&format!("```\n{}```\n", lines(0..250)));
+    let body = html.split("<pre><code>").nth(1).unwrap();
+    let parts: Vec<&str> = body
+        .trim_end_matches("</span></code></pre></div>\n")
+        .split("<span class=\"code-part\">")
+        .skip(1)
+        .map(|p| p.trim_end_matches("</span>"))
+        .collect();
+    assert_eq!(parts, [lines(0..100), lines(100..200), lines(200..250)]);
+    // Exactly 100 lines: one part, no empty one after it.
+    let html = to_html(&format!("```\n{}```\n", lines(0..100)));
+    assert_eq!(html.matches("code-part").count(), 1);
+}
+
+#[test]
+fn code_blocks_keep_a_sanitized_language_class_and_label() {
     assert_eq!(
         to_html("```rust\nfn main() {}\n```"),
-        "<pre><code class=\"language-rust\">fn main() {}\n</code></pre>\n"
+        code_head("rust")
+            + "<pre><code class=\"language-rust\" data-lang=\"rust\"><span class=\"code-part\">fn main() {}\n\
+               </span></code></pre></div>\n"
     );
     assert_eq!(
         to_html("```c++ extra\nx\n```"),
-        "<pre><code class=\"language-c++\">x\n</code></pre>\n"
+        code_head("c++")
+            + "<pre><code class=\"language-c++\" data-lang=\"c++\"><span class=\"code-part\">x\n</span></code></pre></div>\n"
     );
     assert_eq!(
         to_html("```\"><x\n<y>\n```"),
-        "<pre><code class=\"language-x\">&lt;y&gt;\n</code></pre>\n"
+        code_head("x")
+            + "<pre><code class=\"language-x\" data-lang=\"x\"><span class=\"code-part\">&lt;y&gt;\n</span></code></pre></div>\n"
     );
-    assert_eq!(to_html("~~~\na\n~~~"), "<pre><code>a\n</code></pre>\n");
+    assert_eq!(
+        to_html("~~~\na\n~~~"),
+        code_head("") + "<pre><code><span class=\"code-part\">a\n</span></code></pre></div>\n"
+    );
     assert_eq!(
         to_html("    <i>\n"),
-        "<pre><code>&lt;i&gt;\n</code></pre>\n"
+        code_head("")
+            + "<pre><code><span class=\"code-part\">&lt;i&gt;\n</span></code></pre></div>\n"
+    );
+    assert_eq!(
+        to_html("- a\n\n  ```sh\n  </code><img src=x onerror=alert(1)>\n  ```\n"),
+        "<ul>\n<li>\n<p>a</p>\n".to_string()
+            + &code_head("sh")
+            + "<pre><code class=\"language-sh\" data-lang=\"sh\"><span class=\"code-part\">\
+               &lt;/code&gt;&lt;img src=x onerror=alert(1)&gt;\n</span></code></pre></div>\n</li>\n</ul>\n"
     );
 }
 

@@ -1,0 +1,241 @@
+//! Syntax highlighting of complete code blocks, the pure half: which fence
+//! languages are highlighted and how, and highlighted HTML built from
+//! `(scope, text)` tokens with every text escaped and every class taken
+//! from a fixed list. The tokens come from highlight.js in a Web Worker
+//! (`js/highlight-worker.js`) or, for diffs, from [`diff_tokens`].
+
+use super::markdown::escape_into;
+
+/// How a language's blocks are tokenized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grammar {
+    /// By the worker, with this highlight.js grammar.
+    Worker(&'static str),
+    /// By [`diff_tokens`], on the main thread (one pass over the lines).
+    Diff,
+}
+
+/// Fence languages (and aliases) → highlight.js grammar names; each name
+/// must be in scripts/bundle-highlighter's list (a test checks).
+const GRAMMARS: &[(&str, &str)] = &[
+    ("rust", "rust"),
+    ("rs", "rust"),
+    ("python", "python"),
+    ("py", "python"),
+    ("javascript", "javascript"),
+    ("js", "javascript"),
+    ("jsx", "javascript"),
+    ("mjs", "javascript"),
+    ("typescript", "typescript"),
+    ("ts", "typescript"),
+    ("tsx", "typescript"),
+    ("json", "json"),
+    ("jsonc", "json"),
+    ("yaml", "yaml"),
+    ("yml", "yaml"),
+    ("toml", "ini"),
+    ("ini", "ini"),
+    ("bash", "bash"),
+    ("sh", "bash"),
+    ("shell", "bash"),
+    ("zsh", "bash"),
+    // A terminal session: `$ ` prompts, the commands highlighted as bash.
+    ("console", "shell"),
+    ("shellsession", "shell"),
+    ("sql", "sql"),
+    ("go", "go"),
+    ("golang", "go"),
+    ("java", "java"),
+    ("c", "c"),
+    ("h", "c"),
+    ("cpp", "cpp"),
+    ("c++", "cpp"),
+    ("cc", "cpp"),
+    ("cxx", "cpp"),
+    ("hpp", "cpp"),
+    ("html", "xml"),
+    ("xml", "xml"),
+    ("svg", "xml"),
+    ("css", "css"),
+    ("markdown", "markdown"),
+    ("md", "markdown"),
+];
+
+/// A fence's language (already reduced to `[A-Za-z0-9_+-]`, any case) →
+/// its grammar, or `None` for a language that is shown plain.
+pub fn grammar(lang: &str) -> Option<Grammar> {
+    if lang.eq_ignore_ascii_case("diff") || lang.eq_ignore_ascii_case("patch") {
+        return Some(Grammar::Diff);
+    }
+    GRAMMARS
+        .iter()
+        .find(|(alias, _)| alias.eq_ignore_ascii_case(lang))
+        .map(|&(_, name)| Grammar::Worker(name))
+}
+
+/// The CSS class (`tok-*`, styled in `style/code.css`) for a highlight.js
+/// scope such as `title.function.invoke`; `None` leaves the text plain.
+pub fn token_class(scope: &str) -> Option<&'static str> {
+    let head = scope.split(['.', ' ']).next().unwrap_or("");
+    Some(match head {
+        "keyword" | "selector-tag" | "doctag" => "tok-kw",
+        "string" | "regexp" | "char" | "symbol" | "link" | "code" => "tok-str",
+        "number" | "literal" => "tok-num",
+        "comment" | "quote" => "tok-com",
+        "title" if scope.starts_with("title.class") => "tok-type",
+        "title" | "section" | "function" => "tok-fn",
+        "type" | "built_in" | "class" => "tok-type",
+        "attr" | "attribute" | "property" | "variable" | "params" | "template-variable"
+        | "selector-id" | "selector-class" | "selector-attr" | "selector-pseudo" => "tok-attr",
+        "meta" | "tag" | "name" | "bullet" | "subst" => "tok-meta",
+        "addition" => "tok-add",
+        "deletion" => "tok-del",
+        "emphasis" => "tok-em",
+        "strong" => "tok-strong",
+        _ => return None,
+    })
+}
+
+/// A block's tokens reduced to what rendering needs: each token's class
+/// and the byte offset in `code` where it ends; `None` when the tokens'
+/// texts do not add up to exactly `code` (the plain text then stays).
+pub fn classify<S: AsRef<str>>(
+    code: &str,
+    tokens: &[(S, S)],
+) -> Option<Vec<(Option<&'static str>, usize)>> {
+    let mut offset = 0;
+    let mut out = Vec::with_capacity(tokens.len());
+    for (scope, text) in tokens {
+        let text = text.as_ref();
+        if code.get(offset..offset + text.len()) != Some(text) {
+            return None;
+        }
+        offset += text.len();
+        out.push((token_class(scope.as_ref()), offset));
+    }
+    (offset == code.len()).then_some(out)
+}
+
+/// The highlighted HTML of `code[start..end]` from its [`classify`]d
+/// tokens: every text escaped, a token crossing a cut split into two spans.
+pub fn chunk_html(
+    code: &str,
+    tokens: &[(Option<&'static str>, usize)],
+    start: usize,
+    end: usize,
+) -> String {
+    let mut html = String::with_capacity(2 * end.saturating_sub(start));
+    let first = tokens.partition_point(|t| t.1 <= start);
+    let mut from = start;
+    for &(class, token_end) in &tokens[first..] {
+        let to = token_end.min(end);
+        if let Some(text) = code.get(from..to) {
+            push_token(&mut html, class, text);
+        }
+        if token_end >= end {
+            break;
+        }
+        from = to;
+    }
+    html
+}
+
+fn push_token(out: &mut String, class: Option<&str>, text: &str) {
+    match class {
+        Some(class) if !text.is_empty() => {
+            out.push_str("<span class=\"");
+            out.push_str(class);
+            out.push_str("\">");
+            escape_into(out, text);
+            out.push_str("</span>");
+        }
+        _ => escape_into(out, text),
+    }
+}
+
+/// The worker's answer, `scopes` joined by newlines and each token's length
+/// in UTF-16 units (JavaScript's string length), as `(scope, text)` slices
+/// of `code`; `None` when they do not fit `code`.
+pub fn tokens_from_lengths<'a>(
+    code: &'a str,
+    scopes: &'a str,
+    lengths: &[u32],
+) -> Option<Vec<(&'a str, &'a str)>> {
+    let mut scopes = scopes.split('\n');
+    let mut chars = code.char_indices();
+    let mut start = 0;
+    let mut tokens = Vec::with_capacity(lengths.len());
+    for &len in lengths {
+        let mut units = 0;
+        let mut end = start;
+        while units < len {
+            let (i, c) = chars.next()?;
+            units += c.len_utf16() as u32;
+            end = i + c.len_utf8();
+        }
+        if units != len {
+            return None;
+        }
+        tokens.push((scopes.next()?, code.get(start..end)?));
+        start = end;
+    }
+    (start == code.len()).then_some(tokens)
+}
+
+/// A unified diff's tokens: one per line (with its newline), scoped by the
+/// line's first characters; the scopes are highlight.js's names.
+pub fn diff_tokens(code: &str) -> Vec<(&'static str, &str)> {
+    code.split_inclusive('\n')
+        .map(|line| (diff_line_scope(line), line))
+        .collect()
+}
+
+fn diff_line_scope(line: &str) -> &'static str {
+    if line.starts_with("+++ ") || line.starts_with("--- ") || line.starts_with("diff ") {
+        "meta"
+    } else if line.starts_with("@@") {
+        "section"
+    } else if line.starts_with('+') || line.starts_with('>') {
+        "addition"
+    } else if line.starts_with('-') || line.starts_with('<') {
+        "deletion"
+    } else {
+        ""
+    }
+}
+
+/// The highlight-once rule for a message's unfinished tail (its completed
+/// blocks are appended once and highlighted then): the tail's code is
+/// highlighted when the text is final, and again only after a changed tail
+/// replaced it; an unchanged tail is not repainted, so highlighting stays.
+#[derive(Debug, Default)]
+pub struct TailHighlight {
+    shown: Option<String>,
+    highlighted: bool,
+}
+
+/// What to do with the tail after one update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TailStep {
+    /// Replace the tail's HTML.
+    pub repaint: bool,
+    /// Highlight the tail's code blocks.
+    pub highlight: bool,
+}
+
+impl TailHighlight {
+    /// The tail's new HTML, and whether the message is still streaming.
+    pub fn step(&mut self, tail_html: &str, live: bool) -> TailStep {
+        let repaint = self.shown.as_deref() != Some(tail_html);
+        if repaint {
+            self.shown = Some(tail_html.to_string());
+            self.highlighted = false;
+        }
+        let highlight = !live && !self.highlighted;
+        self.highlighted |= highlight;
+        TailStep { repaint, highlight }
+    }
+}
+
+#[cfg(test)]
+mod tests;

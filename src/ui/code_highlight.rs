@@ -1,0 +1,161 @@
+//! Highlights the complete code blocks of rendered markdown: diffs right
+//! here, other languages through a Web Worker running highlight.js
+//! (`js/highlight-worker.js`, started on first use, so the first load does
+//! not carry it). Each `code[data-lang]` is handled once and marked with
+//! `data-hl`; its content is replaced only when the tokens add up to its
+//! text, by HTML built from escaped tokens ([`render::highlight`]), a
+//! part of the block per task so that a long block never blocks the page.
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use leptos::prelude::set_timeout;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::render::highlight::{
+    chunk_html, classify, diff_tokens, grammar, tokens_from_lengths, Grammar,
+};
+
+/// The worker script, relative to the page (dist/hl/, built by
+/// scripts/bundle-highlighter).
+const WORKER_URL: &str = "hl/worker.js";
+
+/// Highlights the not yet handled code blocks inside `root`.
+pub fn highlight_within(root: &web_sys::Element) {
+    let Ok(blocks) = root.query_selector_all("code[data-lang]:not([data-hl])") else {
+        return;
+    };
+    for i in 0..blocks.length() {
+        let Some(code) = blocks
+            .item(i)
+            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+        else {
+            continue;
+        };
+        let lang = code.get_attribute("data-lang").unwrap_or_default();
+        let text = code.text_content().unwrap_or_default();
+        match grammar(&lang) {
+            Some(Grammar::Diff) => {
+                let tokens = classify(&text, &diff_tokens(&text));
+                apply(code, text, tokens);
+            }
+            Some(Grammar::Worker(name)) => WORKER.with(|w| w.borrow_mut().post(code, name, text)),
+            None => mark(&code, "plain"),
+        }
+    }
+}
+
+fn mark(code: &web_sys::Element, state: &str) {
+    let _ = code.set_attribute("data-hl", state);
+}
+
+/// Tokens of a block: class and end offset ([`classify`]).
+type Tokens = Vec<(Option<&'static str>, usize)>;
+
+/// Replaces `code`'s plain `text` by its highlighted HTML, one part of the
+/// block (`span.code-part`, 100 lines, its own block box: see
+/// `render::markdown`) per
+/// task, so that the browser lays out only that part again.
+fn apply(code: web_sys::Element, text: String, tokens: Option<Tokens>) {
+    let Some(tokens) = tokens else {
+        mark(&code, "plain");
+        return;
+    };
+    put_parts(code, text, tokens, 0, 0);
+}
+
+/// Highlights part `index`, which starts at byte `start` of `text`, then
+/// the next one in a later task.
+fn put_parts(code: web_sys::Element, text: String, tokens: Tokens, index: u32, start: usize) {
+    let Some(part) = code.children().item(index) else {
+        mark(&code, "done");
+        return;
+    };
+    let end = start + part.text_content().map_or(0, |t| t.len());
+    if text.get(start..end).is_none() {
+        return;
+    }
+    part.set_inner_html(&chunk_html(&text, &tokens, start, end));
+    set_timeout(
+        move || put_parts(code, text, tokens, index + 1, end),
+        Duration::ZERO,
+    );
+}
+
+thread_local! {
+    static WORKER: RefCell<Highlighter> = RefCell::new(Highlighter::default());
+}
+
+/// The worker and the blocks waiting for its answer, by request id.
+#[derive(Default)]
+struct Highlighter {
+    worker: Option<web_sys::Worker>,
+    /// Set when the worker could not be started: blocks stay plain.
+    failed: bool,
+    pending: Vec<(u32, web_sys::Element, String)>,
+    next_id: u32,
+}
+
+impl Highlighter {
+    fn post(&mut self, code: web_sys::Element, grammar: &str, text: String) {
+        let Some(worker) = self.worker() else {
+            mark(&code, "plain");
+            return;
+        };
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1);
+        let msg = js_sys::Array::of3(&id.into(), &grammar.into(), &text.as_str().into());
+        if worker.post_message(&msg).is_ok() {
+            mark(&code, "pending");
+            self.pending.push((id, code, text));
+        } else {
+            mark(&code, "plain");
+        }
+    }
+
+    fn worker(&mut self) -> Option<web_sys::Worker> {
+        if self.worker.is_none() && !self.failed {
+            self.worker = start_worker();
+            self.failed = self.worker.is_none();
+        }
+        self.worker.clone()
+    }
+
+    fn take(&mut self, id: u32) -> Option<(web_sys::Element, String)> {
+        let at = self.pending.iter().position(|p| p.0 == id)?;
+        let (_, code, text) = self.pending.swap_remove(at);
+        Some((code, text))
+    }
+}
+
+fn start_worker() -> Option<web_sys::Worker> {
+    let worker = web_sys::Worker::new(WORKER_URL).ok()?;
+    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(on_answer);
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // Lives as long as the page's one worker.
+    on_message.forget();
+    Some(worker)
+}
+
+/// `[id, scopes joined by "\n", Uint32Array of UTF-16 lengths]`, or nulls
+/// when highlight.js failed.
+fn on_answer(ev: web_sys::MessageEvent) {
+    let answer = js_sys::Array::from(&ev.data());
+    let Some(id) = answer.get(0).as_f64() else {
+        return;
+    };
+    let Some((code, text)) = WORKER.with(|w| w.borrow_mut().take(id as u32)) else {
+        return;
+    };
+    let scopes = answer.get(1).as_string();
+    let lengths = answer
+        .get(2)
+        .dyn_into::<js_sys::Uint32Array>()
+        .ok()
+        .map(|a| a.to_vec());
+    let tokens = scopes.zip(lengths).and_then(|(scopes, lengths)| {
+        classify(&text, &tokens_from_lengths(&text, &scopes, &lengths)?)
+    });
+    apply(code, text, tokens);
+}
