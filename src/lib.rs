@@ -8,6 +8,7 @@
 pub use aria_protocol as protocol;
 
 pub mod attention;
+pub mod export;
 pub mod net;
 pub mod render;
 pub mod settings;
