@@ -12,5 +12,6 @@ pub mod export;
 pub mod net;
 pub mod render;
 pub mod settings;
+pub mod shortcuts;
 pub mod store;
 pub mod ui;
