@@ -14,6 +14,12 @@
 use crate::protocol::{History, HistoryGet, HistoryItem, MAX_HISTORY_LIMIT};
 use crate::render::export as fmt;
 
+/// Pages asked for at once before pacing starts, and pages per second after:
+/// well inside the reference gateway's budget (burst 60, 20 frames/s), so
+/// the user's own frames still get through.
+const BURST: f64 = 20.0;
+const PAGES_PER_SEC: f64 = 12.0;
+
 /// The first page asks for everything older than this: the newest items,
 /// whatever the client knows of the thread. 2^53 − 1, exact in JSON
 /// numbers everywhere.
@@ -73,8 +79,44 @@ pub struct File {
 /// What to do after a page arrived.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
-    Fetch(HistoryGet),
+    /// Call [`Exporter::resume`] for the next page after this many ms.
+    Next(f64),
     Done(File),
+}
+
+/// A token bucket over page requests.
+#[derive(Debug, Clone, Copy)]
+struct Pacer {
+    tokens: f64,
+    at_ms: f64,
+}
+
+impl Default for Pacer {
+    fn default() -> Self {
+        Pacer {
+            tokens: BURST,
+            at_ms: f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Pacer {
+    fn refill(&mut self, now_ms: f64) {
+        let elapsed = (now_ms - self.at_ms).max(0.0);
+        self.tokens = (self.tokens + elapsed * PAGES_PER_SEC / 1000.0).min(BURST);
+        self.at_ms = now_ms;
+    }
+
+    /// How long until a request may go.
+    fn wait_ms(&mut self, now_ms: f64) -> f64 {
+        self.refill(now_ms);
+        ((1.0 - self.tokens) * 1000.0 / PAGES_PER_SEC).max(0.0)
+    }
+
+    fn take(&mut self, now_ms: f64) {
+        self.refill(now_ms);
+        self.tokens -= 1.0;
+    }
 }
 
 #[derive(Debug)]
@@ -100,6 +142,7 @@ pub struct Exporter {
     job: Option<Job>,
     /// `(channel, before)` of requests sent for a job that ended.
     orphans: Vec<(String, u64)>,
+    pacer: Pacer,
 }
 
 impl Exporter {
@@ -115,6 +158,7 @@ impl Exporter {
         exported_ms: i64,
         tz_offset_min: i32,
         online: bool,
+        now_ms: f64,
     ) -> Option<HistoryGet> {
         if self.job.is_some() {
             return None;
@@ -132,7 +176,7 @@ impl Exporter {
             total,
         });
         if online {
-            self.resume()
+            self.resume(now_ms)
         } else {
             None
         }
@@ -166,9 +210,9 @@ impl Exporter {
                 .any(|(c, b)| *c == h.channel_id && *b == before)
     }
 
-    /// Takes a claimed reply: the next request, the finished file, or
-    /// nothing (a cancelled export's reply, or one not claimed).
-    pub fn on_page(&mut self, h: History) -> Option<Step> {
+    /// Takes a claimed reply: when to ask for the next page, the finished
+    /// file, or nothing (a cancelled export's reply, or one not claimed).
+    pub fn on_page(&mut self, h: History, now_ms: f64) -> Option<Step> {
         let before = h.before?;
         let job = self
             .job
@@ -209,7 +253,7 @@ impl Exporter {
         match oldest {
             Some(oldest) if h.has_more && oldest > 1 => {
                 job.next_before = oldest;
-                self.resume().map(Step::Fetch)
+                Some(Step::Next(self.pacer.wait_ms(now_ms)))
             }
             _ => self.finish().map(Step::Done),
         }
@@ -232,10 +276,12 @@ impl Exporter {
         }
     }
 
-    /// (Re)sends the request for the next page, unless one is in flight.
-    pub fn resume(&mut self) -> Option<HistoryGet> {
+    /// The request for the next page, unless one is in flight or there is
+    /// no export (it was cancelled meanwhile).
+    pub fn resume(&mut self, now_ms: f64) -> Option<HistoryGet> {
         let job = self.job.as_mut().filter(|j| j.awaiting.is_none())?;
         job.awaiting = Some(job.next_before);
+        self.pacer.take(now_ms);
         Some(HistoryGet {
             channel_id: job.channel_id.clone(),
             before: Some(job.next_before),
@@ -247,7 +293,11 @@ impl Exporter {
 
     /// The exported thread is gone or the gateway refused: stop.
     pub fn abort(&mut self, channel_id: &str) -> bool {
-        if self.job.as_ref().is_some_and(|j| j.channel_id == channel_id) {
+        if self
+            .job
+            .as_ref()
+            .is_some_and(|j| j.channel_id == channel_id)
+        {
             self.cancel();
             return true;
         }
@@ -258,7 +308,12 @@ impl Exporter {
         let job = self.job.take()?;
         let (head, sep, tail) = match job.format {
             Format::Markdown => (
-                fmt::markdown_head(&job.title, &job.channel_id, job.exported_ms, job.tz_offset_min),
+                fmt::markdown_head(
+                    &job.title,
+                    &job.channel_id,
+                    job.exported_ms,
+                    job.tz_offset_min,
+                ),
                 None,
                 None,
             ),
@@ -334,14 +389,15 @@ mod tests {
     fn export(n: u64, format: Format) -> (Vec<HistoryGet>, File) {
         let mut ex = Exporter::default();
         let mut req = ex
-            .start("c1", "My thread", format, n, 1000, 0, true)
+            .start("c1", "My thread", format, n, 1000, 0, true, 0.0)
             .expect("first request");
         let mut sent = vec![req.clone()];
         loop {
             let h = page("c1", n, &req);
             assert!(ex.claims(&h));
-            match ex.on_page(h) {
-                Some(Step::Fetch(next)) => {
+            match ex.on_page(h, 0.0) {
+                Some(Step::Next(_)) => {
+                    let next = ex.resume(0.0).expect("the next request");
                     sent.push(next.clone());
                     req = next;
                 }
@@ -356,7 +412,9 @@ mod tests {
         let (sent, file) = export(450, Format::Json);
         let befores: Vec<_> = sent.iter().map(|r| r.before).collect();
         assert_eq!(befores, [Some(NEWEST), Some(251), Some(51)]);
-        assert!(sent.iter().all(|r| r.limit == Some(200) && r.after.is_none()));
+        assert!(sent
+            .iter()
+            .all(|r| r.limit == Some(200) && r.after.is_none()));
         assert_eq!(file.name, "My-thread.json");
         let doc: Value = serde_json::from_str(&file.parts.concat()).unwrap_or_default();
         let seqs: Vec<u64> = doc["items"]
@@ -393,7 +451,7 @@ mod tests {
     fn only_its_own_replies_are_claimed() {
         let mut ex = Exporter::default();
         let req = ex
-            .start("c1", "T", Format::Json, 10, 0, 0, true)
+            .start("c1", "T", Format::Json, 10, 0, 0, true, 0.0)
             .expect("request");
         let mut h = page("c1", 10, &req);
         h.before = None;
@@ -406,20 +464,22 @@ mod tests {
         h.channel_id = "c1".into();
         h.after = Some(3);
         assert!(!ex.claims(&h), "a gap fill");
-        assert!(ex.start("c2", "T", Format::Json, 1, 0, 0, true).is_none());
+        assert!(ex
+            .start("c2", "T", Format::Json, 1, 0, 0, true, 0.0)
+            .is_none());
     }
 
     #[test]
     fn cancel_stops_and_swallows_the_reply_in_flight() {
         let mut ex = Exporter::default();
         let req = ex
-            .start("c1", "T", Format::Json, 450, 0, 0, true)
+            .start("c1", "T", Format::Json, 450, 0, 0, true, 0.0)
             .expect("request");
         ex.cancel();
         assert_eq!(ex.progress(), None);
         let h = page("c1", 450, &req);
         assert!(ex.claims(&h), "the late reply is not the timeline's");
-        assert_eq!(ex.on_page(h.clone()), None, "and leads to no request");
+        assert_eq!(ex.on_page(h.clone(), 0.0), None, "and leads to no request");
         assert!(!ex.claims(&h), "only once");
     }
 
@@ -427,36 +487,39 @@ mod tests {
     fn a_lost_connection_resends_the_page() {
         let mut ex = Exporter::default();
         let first = ex
-            .start("c1", "T", Format::Json, 450, 0, 0, true)
+            .start("c1", "T", Format::Json, 450, 0, 0, true, 0.0)
             .expect("request");
         ex.connection_lost();
         assert!(!ex.claims(&page("c1", 450, &first)));
-        assert_eq!(ex.resume(), Some(first.clone()));
-        assert_eq!(ex.resume(), None, "one request in flight");
+        assert_eq!(ex.resume(0.0), Some(first.clone()));
+        assert_eq!(ex.resume(0.0), None, "one request in flight");
         let mut offline = Exporter::default();
-        assert!(offline.start("c1", "T", Format::Json, 1, 0, 0, false).is_none());
-        assert_eq!(offline.resume().map(|r| r.before), Some(Some(NEWEST)));
+        assert!(offline
+            .start("c1", "T", Format::Json, 1, 0, 0, false, 0.0)
+            .is_none());
+        assert_eq!(offline.resume(0.0).map(|r| r.before), Some(Some(NEWEST)));
     }
 
     #[test]
     fn a_misbehaving_gateway_cannot_loop_or_duplicate() {
         let mut ex = Exporter::default();
         let req = ex
-            .start("c1", "T", Format::Json, 10, 0, 0, true)
+            .start("c1", "T", Format::Json, 10, 0, 0, true, 0.0)
             .expect("request");
         let mut h = page("c1", 10, &req);
         h.items = (6..=10).chain(8..=10).rev().map(item).collect();
         h.has_more = true;
-        let Some(Step::Fetch(next)) = ex.on_page(h) else {
+        let Some(Step::Next(_)) = ex.on_page(h, 0.0) else {
             panic!("expected a next page");
         };
+        let next = ex.resume(0.0).expect("the next request");
         assert_eq!(next.before, Some(6), "asks below the oldest seen");
         // The same items again, claiming more: none is new, so it ends.
         let mut again = page("c1", 10, &req);
         again.items = (6..=10).map(item).collect();
         again.before = next.before;
         again.has_more = true;
-        let Some(Step::Done(file)) = ex.on_page(again) else {
+        let Some(Step::Done(file)) = ex.on_page(again, 0.0) else {
             panic!("expected the end");
         };
         let doc: Value = serde_json::from_str(&file.parts.concat()).unwrap_or_default();
@@ -465,6 +528,22 @@ mod tests {
             .map(|a| a.iter().filter_map(|i| i["seq"].as_u64()).collect())
             .unwrap_or_default();
         assert_eq!(seqs, [6, 7, 8, 9, 10]);
+    }
+
+    #[test]
+    fn pages_are_paced_after_a_burst() {
+        let mut pacer = Pacer::default();
+        for _ in 0..20 {
+            assert_eq!(pacer.wait_ms(0.0), 0.0);
+            pacer.take(0.0);
+        }
+        let wait = pacer.wait_ms(0.0);
+        assert!((wait - 1000.0 / PAGES_PER_SEC).abs() < 1e-6, "{wait}");
+        assert_eq!(pacer.wait_ms(wait), 0.0);
+        pacer.take(wait);
+        // A long pause refills the burst, no more.
+        assert_eq!(pacer.wait_ms(1e9), 0.0);
+        assert!(pacer.tokens <= BURST);
     }
 
     #[test]
@@ -484,7 +563,7 @@ mod tests {
     #[test]
     fn aborts_only_its_thread() {
         let mut ex = Exporter::default();
-        let _ = ex.start("c1", "T", Format::Json, 1, 0, 0, true);
+        let _ = ex.start("c1", "T", Format::Json, 1, 0, 0, true, 0.0);
         assert!(!ex.abort("c2"));
         assert!(ex.progress().is_some());
         assert!(ex.abort("c1"));

@@ -123,55 +123,116 @@ mod tests {
         assert_eq!(action(&key("/"), IDLE), Some(Action::Search));
         assert_eq!(action(&key("?"), TYPING), None);
         assert_eq!(action(&key("/"), TYPING), None);
-        let field = Context { typing: true, ..IDLE };
+        let field = Context {
+            typing: true,
+            ..IDLE
+        };
         assert_eq!(action(&key("?"), field), None);
         assert_eq!(action(&key("a"), IDLE), None);
         // `?` is Shift+/ on most layouts: shift is allowed.
-        let shifted = Press { shift: true, ..key("?") };
+        let shifted = Press {
+            shift: true,
+            ..key("?")
+        };
         assert_eq!(action(&shifted, IDLE), Some(Action::Help));
     }
 
     #[test]
     fn modified_keys_work_while_typing() {
-        let ctrl_k = Press { ctrl: true, ..key("k") };
-        let cmd_k = Press { meta: true, ..key("k") };
+        let ctrl_k = Press {
+            ctrl: true,
+            ..key("k")
+        };
+        let cmd_k = Press {
+            meta: true,
+            ..key("k")
+        };
         assert_eq!(action(&ctrl_k, TYPING), Some(Action::Search));
         assert_eq!(action(&cmd_k, IDLE), Some(Action::Search));
-        let ctrl_slash = Press { ctrl: true, ..key("/") };
+        let ctrl_slash = Press {
+            ctrl: true,
+            ..key("/")
+        };
         assert_eq!(action(&ctrl_slash, IDLE), Some(Action::FocusComposer));
-        let alt_n = Press { alt: true, code: "KeyN", ..key("˜") };
+        let alt_n = Press {
+            alt: true,
+            code: "KeyN",
+            ..key("˜")
+        };
         assert_eq!(action(&alt_n, TYPING), Some(Action::NewThread));
-        let alt_up = Press { alt: true, ..key("ArrowUp") };
-        let alt_down = Press { alt: true, ..key("ArrowDown") };
+        let alt_up = Press {
+            alt: true,
+            ..key("ArrowUp")
+        };
+        let alt_down = Press {
+            alt: true,
+            ..key("ArrowDown")
+        };
         assert_eq!(action(&alt_up, TYPING), Some(Action::PreviousThread));
         assert_eq!(action(&alt_down, IDLE), Some(Action::NextThread));
         // Not their neighbours: Ctrl+Shift+K, Ctrl+Alt+N, plain arrows, N.
-        let ctrl_shift_k = Press { shift: true, ..ctrl_k.clone() };
+        let ctrl_shift_k = Press {
+            shift: true,
+            ..ctrl_k.clone()
+        };
         assert_eq!(action(&ctrl_shift_k, IDLE), None);
-        let ctrl_alt_n = Press { ctrl: true, ..alt_n };
+        let ctrl_alt_n = Press {
+            ctrl: true,
+            ..alt_n
+        };
         assert_eq!(action(&ctrl_alt_n, IDLE), None);
         assert_eq!(action(&key("ArrowUp"), IDLE), None);
-        assert_eq!(action(&Press { code: "KeyN", ..key("n") }, IDLE), None);
+        assert_eq!(
+            action(
+                &Press {
+                    code: "KeyN",
+                    ..key("n")
+                },
+                IDLE
+            ),
+            None
+        );
     }
 
     #[test]
     fn escape_stops_only_a_running_turn_from_the_composer() {
-        let busy = Context { busy: true, ..TYPING };
+        let busy = Context {
+            busy: true,
+            ..TYPING
+        };
         assert_eq!(action(&key("Escape"), busy), Some(Action::StopTurn));
         assert_eq!(action(&key("Escape"), TYPING), None);
         let elsewhere = Context { busy: true, ..IDLE };
         assert_eq!(action(&key("Escape"), elsewhere), None);
-        let ctrl_dot = Press { ctrl: true, ..key(".") };
+        let ctrl_dot = Press {
+            ctrl: true,
+            ..key(".")
+        };
         assert_eq!(action(&ctrl_dot, elsewhere), Some(Action::StopTurn));
         assert_eq!(action(&ctrl_dot, IDLE), None);
     }
 
     #[test]
     fn dialogs_and_ime_keep_their_keys() {
-        let modal = Context { modal: true, ..IDLE };
+        let modal = Context {
+            modal: true,
+            ..IDLE
+        };
         assert_eq!(action(&key("?"), modal), None);
-        assert_eq!(action(&Press { ctrl: true, ..key("k") }, modal), None);
-        let composing = Press { composing: true, ..key("/") };
+        assert_eq!(
+            action(
+                &Press {
+                    ctrl: true,
+                    ..key("k")
+                },
+                modal
+            ),
+            None
+        );
+        let composing = Press {
+            composing: true,
+            ..key("/")
+        };
         assert_eq!(action(&composing, IDLE), None);
     }
 

@@ -9,9 +9,7 @@
 use serde_json::Value;
 
 use super::format::{args_pretty, choice_label, duration, short_preview};
-use crate::protocol::{
-    ApprovalItem, CommentaryItem, HistoryItem, MessageItem, Role, ToolItem,
-};
+use crate::protocol::{ApprovalItem, CommentaryItem, HistoryItem, MessageItem, Role, ToolItem};
 
 /// How many characters of a tool's preview its one line shows.
 const PREVIEW_CHARS: usize = 120;
@@ -19,7 +17,12 @@ const PREVIEW_CHARS: usize = 120;
 const NAME_CHARS: usize = 80;
 
 /// The start of the Markdown file: the title as a heading and where it is from.
-pub fn markdown_head(title: &str, channel_id: &str, exported_ms: i64, tz_offset_min: i32) -> String {
+pub fn markdown_head(
+    title: &str,
+    channel_id: &str,
+    exported_ms: i64,
+    tz_offset_min: i32,
+) -> String {
     format!(
         "# {}\n\n*Exported from aria on {} · thread {}*\n\n",
         inline(&title_or_untitled(title)),
@@ -409,7 +412,15 @@ mod tests {
             )],
             0,
         );
-        for bad in ["\n# ", "\n  ## ", "\n===", "\n---", "\n</details>", "\n<script>", "> #"] {
+        for bad in [
+            "\n# ",
+            "\n  ## ",
+            "\n===",
+            "\n---",
+            "\n</details>",
+            "\n<script>",
+            "> #",
+        ] {
             assert!(!md.contains(bad), "{bad:?} in {md}");
         }
         assert!(md.contains("\n\\# Fake heading\n  \\## also\nline\n\\===\n\\---\n\\</details>"));
@@ -419,10 +430,21 @@ mod tests {
 
     #[test]
     fn code_in_messages_stays_verbatim_and_open_fences_close() {
-        let md = markdown_items(&[msg(1, Role::Assistant, "```sh\n# comment\n```\n# after", None)], 0);
+        let md = markdown_items(
+            &[msg(
+                1,
+                Role::Assistant,
+                "```sh\n# comment\n```\n# after",
+                None,
+            )],
+            0,
+        );
         assert!(md.contains("```sh\n# comment\n```\n\\# after"), "{md}");
         let md = markdown_items(
-            &[msg(1, Role::Assistant, "~~~~\n# open", None), msg(2, Role::User, "# next", None)],
+            &[
+                msg(1, Role::Assistant, "~~~~\n# open", None),
+                msg(2, Role::User, "# next", None),
+            ],
             0,
         );
         assert!(md.contains("~~~~\n# open\n~~~~\n\n**You**"), "{md}");
@@ -432,7 +454,10 @@ mod tests {
     #[test]
     fn fences_outgrow_backtick_runs_inside() {
         let md = markdown_items(&[tool_item("a ````` b\n```\n</details>\n")], 0);
-        assert!(md.contains("\n``````text\na ````` b\n```\n</details>\n``````\n"), "{md}");
+        assert!(
+            md.contains("\n``````text\na ````` b\n```\n</details>\n``````\n"),
+            "{md}"
+        );
         assert_eq!(md.matches("</details>").count(), 2);
         assert_eq!(fenced("x", ""), "```\nx\n```\n\n");
     }
@@ -440,10 +465,16 @@ mod tests {
     #[test]
     fn titles_and_file_names_are_escaped() {
         let head = markdown_head("# <b>T</b>\n# two", "c`1", TS, 0);
-        assert!(head.starts_with("# \\# \\<b\\>T\\</b\\> \\# two\n\n"), "{head}");
+        assert!(
+            head.starts_with("# \\# \\<b\\>T\\</b\\> \\# two\n\n"),
+            "{head}"
+        );
         assert!(head.contains("`` c`1 ``"));
         assert!(markdown_head("  ", "c", TS, 0).starts_with("# Untitled\n"));
-        assert_eq!(file_name("Fix: the ../../etc/passwd bug!", "md"), "Fix-the-etc-passwd-bug.md");
+        assert_eq!(
+            file_name("Fix: the ../../etc/passwd bug!", "md"),
+            "Fix-the-etc-passwd-bug.md"
+        );
         assert_eq!(file_name("..", "json"), "thread.json");
         assert_eq!(file_name("Über café 日本", "md"), "Über-café-日本.md");
         assert_eq!(file_name(&"a".repeat(500), "md").len(), NAME_CHARS + 3);

@@ -11,7 +11,7 @@ use super::browser;
 use super::view_state::ViewState;
 use crate::export::{Exporter, Format, Progress, Step};
 use crate::net::{plan, Address, Event, LinkAnswer, PageOrigin, Plan, Socket, Status, Target};
-use crate::protocol::{ClientFrame, Hello, ServerFrame, PROTOCOL_VERSION};
+use crate::protocol::{ClientFrame, ErrorCode, Hello, ServerFrame, PROTOCOL_VERSION};
 use crate::settings::Settings;
 use crate::store::{Effect, OutboxEntry, Store};
 
@@ -115,17 +115,23 @@ impl Runtime {
 
     /// Starts exporting a thread (one export at a time).
     pub fn export_thread(&self, channel: &str, format: Format) {
-        let Some((title, total, online)) = self.read(|s| {
-            let c = s.channel(channel)?;
-            Some((c.meta.title.clone(), c.meta.last_seq, s.is_online()))
-        })
-        .flatten() else {
+        let Some((title, total, online)) = self
+            .read(|s| {
+                let c = s.channel(channel)?;
+                Some((c.meta.title.clone(), c.meta.last_seq, s.is_online()))
+            })
+            .flatten()
+        else {
             return;
         };
-        let (now, tz) = (browser::now_ms() as i64, browser::utc_offset_minutes());
+        let now = browser::now_ms();
+        let tz = browser::utc_offset_minutes();
         let first = self
             .core
-            .try_update_value(|c| c.exporter.start(channel, &title, format, total, now, tz, online))
+            .try_update_value(|c| {
+                c.exporter
+                    .start(channel, &title, format, total, now as i64, tz, online, now)
+            })
             .flatten();
         self.send_export(first);
     }
@@ -146,7 +152,10 @@ impl Runtime {
                 self.core.update_value(|c| c.exporter.connection_lost());
             }
         }
-        let progress = self.core.try_with_value(|c| c.exporter.progress()).flatten();
+        let progress = self
+            .core
+            .try_with_value(|c| c.exporter.progress())
+            .flatten();
         if self.export.get_untracked() != progress {
             self.export.set(progress);
         }
@@ -155,9 +164,27 @@ impl Runtime {
     /// An export's page, taken before the store sees it (the store pairs
     /// its own replies with its requests in order).
     fn on_export_page(&self, h: crate::protocol::History) {
-        let step = self.core.try_update_value(|c| c.exporter.on_page(h)).flatten();
+        let now = browser::now_ms();
+        let step = self
+            .core
+            .try_update_value(|c| c.exporter.on_page(h, now))
+            .flatten();
         match step {
-            Some(Step::Fetch(req)) => self.send_export(Some(req)),
+            Some(Step::Next(wait_ms)) => {
+                self.send_export(None);
+                let rt = *self;
+                set_timeout(
+                    move || {
+                        let now = browser::now_ms();
+                        let req = rt
+                            .core
+                            .try_update_value(|c| c.exporter.resume(now))
+                            .flatten();
+                        rt.send_export(req);
+                    },
+                    std::time::Duration::from_millis(wait_ms.ceil() as u64),
+                );
+            }
             Some(Step::Done(file)) => {
                 browser::download(&file.name, file.mime, &file.parts);
                 self.send_export(None);
@@ -327,8 +354,15 @@ impl Runtime {
                 let ready = matches!(frame, ServerFrame::Ready(_));
                 // A thread that is gone, or a refused request, ends its export.
                 let failed = match &frame {
-                    ServerFrame::Error(e) if e.client_msg_id.is_none() && e.request_id.is_none() => {
-                        e.channel_id.clone()
+                    ServerFrame::Error(e)
+                        if e.client_msg_id.is_none() && e.request_id.is_none() =>
+                    {
+                        e.channel_id.clone().or_else(|| {
+                            // Which frame was refused is not said: it may be the export's.
+                            (e.code == ErrorCode::RateLimited)
+                                .then(|| self.export.get_untracked().map(|p| p.channel_id))
+                                .flatten()
+                        })
                     }
                     ServerFrame::ChannelDeleted(d) => Some(d.channel_id.clone()),
                     _ => None,
@@ -341,7 +375,10 @@ impl Runtime {
                     self.send_export(None);
                 }
                 if ready {
-                    let again = self.core.try_update_value(|c| c.exporter.resume()).flatten();
+                    let again = self
+                        .core
+                        .try_update_value(|c| c.exporter.resume(now))
+                        .flatten();
                     self.send_export(again);
                 }
             }

@@ -42,9 +42,12 @@ pub fn install(rt: Runtime, help_open: RwSignal<bool>) {
 fn context(rt: Runtime, ev: &KeyboardEvent) -> Context {
     let target = ev.target().and_then(|t| t.dyn_into::<HtmlElement>().ok());
     let typing = target.as_ref().is_some_and(|el| {
-        matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.is_content_editable()
+        matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+            || el.is_content_editable()
     });
-    let in_composer = target.as_ref().is_some_and(|el| el.id() == "composer-input");
+    let in_composer = target
+        .as_ref()
+        .is_some_and(|el| el.id() == "composer-input");
     let modal = document()
         .and_then(|d| d.query_selector(MODAL).ok().flatten())
         .is_some();

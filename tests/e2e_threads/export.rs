@@ -88,12 +88,26 @@ async fn wait_file(b: &Browser, n: usize, timeout: Duration) -> Value {
     .await
 }
 
+/// The lowest `seq` of the timeline's mounted rows.
+async fn oldest_row(b: &Browser) -> f64 {
+    b.js(
+        "return Math.min(...Array.from(document.querySelectorAll('.row[data-seq]'), r => +r.getAttribute('data-seq')));",
+        vec![],
+    )
+    .await
+    .as_f64()
+    .unwrap_or(f64::NAN)
+}
+
 async fn file_text(b: &Browser, n: usize) -> String {
-    b.js("return window.__exports[arguments[0] - 1].text;", vec![json!(n)])
-        .await
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    b.js(
+        "return window.__exports[arguments[0] - 1].text;",
+        vec![json!(n)],
+    )
+    .await
+    .as_str()
+    .unwrap_or_default()
+    .to_string()
 }
 
 #[test]
@@ -148,7 +162,9 @@ fn export_fetches_every_page_as_markdown_and_json() {
         };
         if (kinds("message"), kinds("commentary"), kinds("tool")) != (180, 90, 180)
             || doc["items"][3]["name"] != "terminal"
-            || doc["items"][0]["text"].as_str().is_none_or(|t| !t.starts_with("Question 0:"))
+            || doc["items"][0]["text"]
+                .as_str()
+                .is_none_or(|t| !t.starts_with("Question 0:"))
         {
             b.fail("the JSON items should be the protocol's items, complete")
                 .await;
@@ -165,9 +181,12 @@ fn export_fetches_every_page_as_markdown_and_json() {
         menu_action(b, SEEDED, "export-md").await;
         let file = wait_file(b, 2, secs(20)).await;
         if file["name"] != "Seeded-thread-450-items.md"
-            || !file["type"].as_str().is_some_and(|t| t.starts_with("text/markdown"))
+            || !file["type"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("text/markdown"))
         {
-            b.fail(&format!("unexpected Markdown download: {file}")).await;
+            b.fail(&format!("unexpected Markdown download: {file}"))
+                .await;
         }
         let md = file_text(b, 2).await;
         let mut problems = Vec::new();
@@ -178,11 +197,11 @@ fn export_fetches_every_page_as_markdown_and_json() {
         for (what, n) in [
             ("\n**You** · ", 90),
             ("\n**Assistant** · ", 90),
-            ("\n📖 read_file — src/module_", 90),
-            ("\n💻 terminal — cargo test -p module_", 90),
+            ("\n📖 read\\_file — src/module\\_", 90),
+            ("\n💻 terminal — cargo test -p module\\_", 90),
             ("\n<details><summary>", 180),
             ("\n</details>\n", 180),
-            ("\n*Reading \\`src/module_", 90),
+            ("\n*Reading \\`src/module\\_", 90),
             ("\n# ", 0),
         ] {
             if count(what) != n {
@@ -207,23 +226,14 @@ fn export_fetches_every_page_as_markdown_and_json() {
 
         // The timeline's own paging still works: scrolled to the top it
         // loads the page before its oldest row.
-        let oldest = |b: &Browser| async move {
-            b.js(
-                "return Math.min(...Array.from(document.querySelectorAll('.row[data-seq]'), r => +r.getAttribute('data-seq')));",
-                vec![],
-            )
-            .await
-            .as_f64()
-            .unwrap_or(f64::NAN)
-        };
-        let first = oldest(b).await;
+        let first = oldest_row(b).await;
         b.poll("the timeline to load older rows", secs(20), || async {
             b.js(
                 "const t = document.querySelector('[data-testid=timeline]'); if (t) t.scrollTop = 0;",
                 vec![],
             )
             .await;
-            (oldest(b).await < first).then_some(())
+            (oldest_row(b).await < first).then_some(())
         })
         .await;
         app.finish().await;
@@ -296,8 +306,10 @@ fn cancel_stops_fetching_and_a_long_thread_does_not_freeze_the_page() {
             .await;
         eprintln!("100,000-item JSON export: {stats}");
         if stats["ordered"] != true {
-            b.fail(&format!("the export should hold seqs 1..=100000 in order: {stats}"))
-                .await;
+            b.fail(&format!(
+                "the export should hold seqs 1..=100000 in order: {stats}"
+            ))
+            .await;
         }
         // Each page is its own task: the page keeps answering. (The final
         // Blob of some 30 MB is made at once, so one longer pause is allowed.)

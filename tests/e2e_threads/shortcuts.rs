@@ -49,8 +49,11 @@ async fn expect_focus(b: &Browser, id: &str, after: &str) {
 }
 
 async fn blur(b: &Browser) {
-    b.js("document.activeElement && document.activeElement.blur();", vec![])
-        .await;
+    b.js(
+        "document.activeElement && document.activeElement.blur();",
+        vec![],
+    )
+    .await;
 }
 
 #[test]
@@ -102,7 +105,10 @@ fn shortcuts_and_their_help_dialog() {
         // Typed in the composer, `?` and `/` are text.
         b.type_into(COMPOSER, "a?b/c").await;
         let value = b
-            .js("return document.querySelector(arguments[0]).value;", vec![json!(COMPOSER)])
+            .js(
+                "return document.querySelector(arguments[0]).value;",
+                vec![json!(COMPOSER)],
+            )
             .await;
         if value != "a?b/c" || b.exists(&format!("{HELP}[open]")).await {
             b.fail(&format!(
@@ -129,11 +135,16 @@ fn shortcuts_and_their_help_dialog() {
         press(b, &['/']).await;
         expect_focus(b, "search-input", "`/`").await;
         let typed = b
-            .js("return document.getElementById('search-input').value;", vec![])
+            .js(
+                "return document.getElementById('search-input').value;",
+                vec![],
+            )
             .await;
         if typed != "" {
-            b.fail(&format!("`/` should only focus the search field, it typed {typed}"))
-                .await;
+            b.fail(&format!(
+                "`/` should only focus the search field, it typed {typed}"
+            ))
+            .await;
         }
 
         // Ctrl+/ focuses the composer.
@@ -165,13 +176,22 @@ fn shortcuts_and_their_help_dialog() {
 
         // Escape in the composer stops the running turn (and is no stop
         // when nothing runs: the text stays).
-        b.js("document.querySelector(arguments[0]).focus();", vec![json!(COMPOSER)])
-            .await;
-        send(b, "/demo hang").await;
+        b.js(
+            "document.querySelector(arguments[0]).focus();",
+            vec![json!(COMPOSER)],
+        )
+        .await;
+        // A request for approval keeps the turn running until answered.
+        send(b, "/demo approval").await;
         b.wait_for("[data-testid=stop]", secs(20)).await;
         expect_focus(b, "composer-input", "sending").await;
         press(b, &[Key::Escape.into()]).await;
         b.wait_gone("[data-testid=stop]", secs(10)).await;
+        b.poll("the request to end as cancelled", secs(10), || async {
+            let t = b.try_text_of(".approval-card").await?;
+            t.contains("Cancelled").then_some(())
+        })
+        .await;
         app.finish().await;
     })
 }
