@@ -8,8 +8,10 @@
 pub use aria_protocol as protocol;
 
 pub mod attention;
+pub mod export;
 pub mod net;
 pub mod render;
 pub mod settings;
+pub mod shortcuts;
 pub mod store;
 pub mod ui;

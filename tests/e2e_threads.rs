@@ -1,7 +1,8 @@
 //! Browser tests of threads (issue 4, client side): auto-thread relocation,
 //! the thread list's order and badges, the thread menu by right-click,
 //! long-press (touch) and keyboard, rename/pin/mark read/copy link/delete,
-//! deep links with back/forward, and two browser sessions on one gateway.
+//! deep links with back/forward, two browser sessions on one gateway,
+//! export from the menu (issue 14) and keyboard shortcuts.
 //!
 //! ```text
 //! trunk build --release --skip-version-check && cargo build -p aria-gateway
@@ -16,7 +17,9 @@ mod e2e_threads {
     mod helpers;
 
     mod auto_thread;
+    mod export;
     mod menu;
     mod sessions;
+    mod shortcuts;
     mod sidebar;
 }

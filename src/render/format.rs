@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+use crate::protocol::Choice;
+
 /// A duration for humans: `0.4 s`, `12 s`, `1 m 05 s`, `1 h 02 m`;
 /// negative, NaN or infinite → `—`.
 pub fn duration(secs: f64) -> String {
@@ -85,6 +87,19 @@ pub fn short_preview(s: &str, max_chars: usize) -> String {
         cut.push('…');
     }
     cut
+}
+
+/// How a request for approval ended, for people.
+pub fn choice_label(choice: Choice) -> &'static str {
+    match choice {
+        Choice::Once => "Allowed once",
+        Choice::Session => "Allowed for this thread",
+        Choice::Always => "Always allowed",
+        Choice::Deny => "Denied",
+        Choice::Timeout => "Timed out",
+        Choice::Cancelled => "Cancelled",
+        Choice::Other => "Answered",
+    }
 }
 
 /// The largest char boundary of `s` at or before `i`.

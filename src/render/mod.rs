@@ -1,5 +1,7 @@
 //! Pure text → HTML and text → text helpers (no DOM; host-tested).
 
+/// A thread as a Markdown or JSON file, built page by page.
+pub mod export;
 /// Durations, token counts, argument JSON and previews for display.
 pub mod format;
 /// Code block highlighting from tokens: languages, classes, diffs.

@@ -6,11 +6,14 @@ use leptos::prelude::*;
 use super::attention;
 use super::browser;
 use super::chat::Chat;
+use super::export_progress::ExportProgress;
 use super::frame_refusal::FrameRefusal;
 use super::gateway_prompt::GatewayPrompt;
 use super::notices::Notices;
 use super::runtime::Runtime;
 use super::settings_panel::SettingsPanel;
+use super::shortcut_help::ShortcutHelp;
+use super::shortcuts;
 use super::sidebar::Sidebar;
 use crate::settings::Theme;
 
@@ -38,6 +41,8 @@ pub fn App() -> impl IntoView {
     });
 
     let settings_open = RwSignal::new(false);
+    let help_open = RwSignal::new(false);
+    shortcuts::install(rt, help_open);
     let drawer_open = RwSignal::new(false);
     // Opening a thread on a narrow screen closes the drawer.
     Effect::new(move |_| {
@@ -56,6 +61,8 @@ pub fn App() -> impl IntoView {
                 <SettingsPanel open=settings_open />
             </Show>
             <Notices />
+            <ExportProgress />
+            <ShortcutHelp open=help_open />
         </div>
         {move || rt.prompt.get().map(|prompt| view! { <GatewayPrompt prompt /> })}
     }

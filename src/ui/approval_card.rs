@@ -166,15 +166,7 @@ fn outcome_text(state: &ApprovalState) -> String {
     let ApprovalState::Resolved { choice, elsewhere } = state else {
         return "Not answered".into();
     };
-    let label = match choice {
-        Choice::Once => "Allowed once",
-        Choice::Session => "Allowed for this thread",
-        Choice::Always => "Always allowed",
-        Choice::Deny => "Denied",
-        Choice::Timeout => "Timed out",
-        Choice::Cancelled => "Cancelled",
-        Choice::Other => "Answered",
-    };
+    let label = crate::render::format::choice_label(*choice);
     if *elsewhere {
         format!("{label} on another device")
     } else {

@@ -135,6 +135,45 @@ pub fn copy_to_clipboard(text: &str) -> Option<js_sys::Promise> {
     web_sys::window().map(|w| w.navigator().clipboard().write_text(text))
 }
 
+/// Saves `parts` (joined) as a file named `name`: a Blob made from the
+/// parts, an object URL, a click on an `<a download>`; the URL is revoked
+/// once the download had time to start.
+pub fn download(name: &str, mime: &str, parts: &[String]) {
+    use wasm_bindgen::JsCast;
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let seq: js_sys::Array = parts.iter().map(|p| JsValue::from_str(p)).collect();
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&seq, &options) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    if let Some(a) = doc
+        .create_element("a")
+        .ok()
+        .and_then(|a| a.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    {
+        a.set_href(&url);
+        a.set_download(name);
+        a.click();
+    }
+    leptos::prelude::set_timeout(
+        move || {
+            let _ = web_sys::Url::revoke_object_url(&url);
+        },
+        std::time::Duration::from_secs(2),
+    );
+}
+
+/// The local time zone's offset east of UTC, in minutes.
+pub fn utc_offset_minutes() -> i32 {
+    -(js_sys::Date::new_0().get_timezone_offset() as i32)
+}
+
 pub fn log_warning(text: &str) {
     web_sys::console::warn_1(&JsValue::from_str(text));
 }

@@ -9,8 +9,9 @@ use leptos::prelude::*;
 use super::attention;
 use super::browser;
 use super::view_state::ViewState;
+use crate::export::{Exporter, Format, Progress, Step};
 use crate::net::{plan, Address, Event, LinkAnswer, PageOrigin, Plan, Socket, Status, Target};
-use crate::protocol::{Hello, PROTOCOL_VERSION};
+use crate::protocol::{ClientFrame, ErrorCode, Hello, ServerFrame, PROTOCOL_VERSION};
 use crate::settings::Settings;
 use crate::store::{Effect, OutboxEntry, Store};
 
@@ -25,6 +26,7 @@ struct Core {
     link: LinkAnswer,
     /// Where the socket is pointed, and with which token.
     target: Option<(Address, Option<String>)>,
+    exporter: Exporter,
 }
 
 /// A question the app waits on before it connects.
@@ -48,6 +50,8 @@ pub struct Runtime {
     /// The gateway in use or about to be (what the token field is for).
     pub gateway: RwSignal<Option<Address>>,
     pub prompt: RwSignal<Option<Prompt>>,
+    /// The thread export running, if any.
+    pub export: RwSignal<Option<Progress>>,
 }
 
 impl Runtime {
@@ -72,6 +76,7 @@ impl Runtime {
                 socket: None,
                 link: LinkAnswer::Unasked,
                 target: None,
+                exporter: Exporter::default(),
             }),
             flush_pending: StoredValue::new_local(Rc::new(Cell::new(false))),
             view: ViewState::new(),
@@ -79,6 +84,7 @@ impl Runtime {
             marked: RwSignal::new(false),
             gateway: RwSignal::new(None),
             prompt: RwSignal::new(None),
+            export: RwSignal::new(None),
         };
         rt.act(|s| s.open(browser::hash_channel()));
         let socket = Socket::new(move |e| rt.on_socket(e));
@@ -105,6 +111,86 @@ impl Runtime {
         let id = browser::random_id("k_");
         let now = browser::now_ms();
         self.act(|s| s.send(text, id, now));
+    }
+
+    /// Starts exporting a thread (one export at a time).
+    pub fn export_thread(&self, channel: &str, format: Format) {
+        let Some((title, total, online)) = self
+            .read(|s| {
+                let c = s.channel(channel)?;
+                Some((c.meta.title.clone(), c.meta.last_seq, s.is_online()))
+            })
+            .flatten()
+        else {
+            return;
+        };
+        let now = browser::now_ms();
+        let tz = browser::utc_offset_minutes();
+        let first = self
+            .core
+            .try_update_value(|c| {
+                c.exporter
+                    .start(channel, &title, format, total, now as i64, tz, online, now)
+            })
+            .flatten();
+        self.send_export(first);
+    }
+
+    pub fn cancel_export(&self) {
+        self.core.update_value(|c| c.exporter.cancel());
+        self.export.set(None);
+    }
+
+    /// Sends an export's page request, and shows where it stands.
+    fn send_export(&self, request: Option<crate::protocol::HistoryGet>) {
+        if let Some(req) = request {
+            let sent = self
+                .socket()
+                .is_some_and(|socket| socket.send(&ClientFrame::HistoryGet(req)));
+            if !sent {
+                // Not connected after all: asked again after `ready`.
+                self.core.update_value(|c| c.exporter.connection_lost());
+            }
+        }
+        let progress = self
+            .core
+            .try_with_value(|c| c.exporter.progress())
+            .flatten();
+        if self.export.get_untracked() != progress {
+            self.export.set(progress);
+        }
+    }
+
+    /// An export's page, taken before the store sees it (the store pairs
+    /// its own replies with its requests in order).
+    fn on_export_page(&self, h: crate::protocol::History) {
+        let now = browser::now_ms();
+        let step = self
+            .core
+            .try_update_value(|c| c.exporter.on_page(h, now))
+            .flatten();
+        match step {
+            Some(Step::Next(wait_ms)) => {
+                self.send_export(None);
+                let rt = *self;
+                set_timeout(
+                    move || {
+                        let now = browser::now_ms();
+                        let req = rt
+                            .core
+                            .try_update_value(|c| c.exporter.resume(now))
+                            .flatten();
+                        rt.send_export(req);
+                    },
+                    std::time::Duration::from_millis(wait_ms.ceil() as u64),
+                );
+            }
+            Some(Step::Done(file)) => {
+                browser::download(&file.name, file.mime, &file.parts);
+                self.send_export(None);
+            }
+            None => {}
+        }
     }
 
     pub fn retry_connection(&self) {
@@ -255,9 +341,46 @@ impl Runtime {
 
     fn on_socket(&self, event: Event) {
         match event {
+            Event::Frame(ServerFrame::History(h))
+                if self
+                    .core
+                    .try_with_value(|c| c.exporter.claims(&h))
+                    .unwrap_or(false) =>
+            {
+                self.on_export_page(h);
+            }
             Event::Frame(frame) => {
                 let now = browser::now_ms();
+                let ready = matches!(frame, ServerFrame::Ready(_));
+                // A thread that is gone, or a refused request, ends its export.
+                let failed = match &frame {
+                    ServerFrame::Error(e)
+                        if e.client_msg_id.is_none() && e.request_id.is_none() =>
+                    {
+                        e.channel_id.clone().or_else(|| {
+                            // Which frame was refused is not said: it may be the export's.
+                            (e.code == ErrorCode::RateLimited)
+                                .then(|| self.export.get_untracked().map(|p| p.channel_id))
+                                .flatten()
+                        })
+                    }
+                    ServerFrame::ChannelDeleted(d) => Some(d.channel_id.clone()),
+                    _ => None,
+                };
                 self.act(|s| s.apply(frame, now));
+                if let Some(id) = failed {
+                    self.core.update_value(|c| {
+                        c.exporter.abort(&id);
+                    });
+                    self.send_export(None);
+                }
+                if ready {
+                    let again = self
+                        .core
+                        .try_update_value(|c| c.exporter.resume(now))
+                        .flatten();
+                    self.send_export(again);
+                }
             }
             Event::Dropped(why) => {
                 browser::log_warning(&format!("aria: dropped a frame: {why}"));
@@ -267,10 +390,13 @@ impl Runtime {
                 });
             }
             Event::Status(status) => self.view.status.set(status),
-            Event::Lost => self.act(|s| {
-                s.connection_lost();
-                Vec::new()
-            }),
+            Event::Lost => {
+                self.core.update_value(|c| c.exporter.connection_lost());
+                self.act(|s| {
+                    s.connection_lost();
+                    Vec::new()
+                })
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 //! The thread context menu (right-click, long-press, context-menu key or
-//! Shift+F10): rename, pin, mark read, copy link, delete with a confirm.
+//! Shift+F10): rename, pin, mark read, copy link, export, delete with a
+//! confirm.
 
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -7,6 +8,7 @@ use wasm_bindgen::JsCast;
 
 use super::browser;
 use super::runtime::Runtime;
+use crate::export::Format;
 
 /// Where the menu opens and for which thread.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,6 +86,7 @@ pub fn ThreadMenu(
             .unwrap_or_default()
     };
     let pinned = move || rt.settings.with(|s| s.is_pinned(&id()));
+    let exporting = move || rt.export.with(Option::is_some);
     let act = move |action: &str| {
         let channel = id();
         match action {
@@ -107,6 +110,8 @@ pub fn ThreadMenu(
                     browser::channel_href(Some(&channel))
                 ));
             }
+            "export-md" => rt.export_thread(&channel, Format::Markdown),
+            "export-json" => rt.export_thread(&channel, Format::Json),
             "delete" => {
                 confirming.set(true);
                 return;
@@ -133,6 +138,8 @@ pub fn ThreadMenu(
                     </button>
                     <button type="button" role="menuitem" data-action="read" on:click=move |_| act("read")>"Mark read"</button>
                     <button type="button" role="menuitem" data-action="copy-link" on:click=move |_| act("copy-link")>"Copy link"</button>
+                    <button type="button" role="menuitem" data-action="export-md" disabled=exporting on:click=move |_| act("export-md")>"Export as Markdown"</button>
+                    <button type="button" role="menuitem" data-action="export-json" disabled=exporting on:click=move |_| act("export-json")>"Export as JSON"</button>
                     <button type="button" role="menuitem" class="danger" data-action="delete" on:click=move |_| act("delete")>"Delete…"</button>
                 </Show>
             </div>

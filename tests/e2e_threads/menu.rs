@@ -24,7 +24,17 @@ async fn menu_items(b: &Browser) -> Vec<String> {
 async fn expect_full_menu(b: &Browser, how: &str) {
     b.wait_for(MENU, secs(5)).await;
     let items = menu_items(b).await;
-    if items != ["rename", "pin", "read", "copy-link", "delete"] {
+    if items
+        != [
+            "rename",
+            "pin",
+            "read",
+            "copy-link",
+            "export-md",
+            "export-json",
+            "delete",
+        ]
+    {
         b.fail(&format!("the menu opened by {how} has items {items:?}"))
             .await;
     }

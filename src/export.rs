@@ -1,0 +1,572 @@
+//! Exporting a thread: fetching all of it page by page (`history.get
+//! {before}`, 200 at a time, newest first) apart from what the timeline
+//! shows, and building the file one page at a time.
+//!
+//! The store answers its own `history` replies in request order. An
+//! export's replies are told apart by the echoed `before` (§6) and taken
+//! out before the store sees them ([`Exporter::claims`]). Should the
+//! timeline ask for the same `before` at the same time, either reply is
+//! the same page of the log, so who gets which does not matter; each side
+//! gets one. A cancelled export's reply still in flight is swallowed too.
+//!
+//! Pure: the clock, the time zone and the title come in as arguments.
+
+use crate::protocol::{History, HistoryGet, HistoryItem, MAX_HISTORY_LIMIT};
+use crate::render::export as fmt;
+
+/// Pages asked for at once before pacing starts, and pages per second after:
+/// well inside the reference gateway's budget (burst 60, 20 frames/s), so
+/// the user's own frames still get through.
+const BURST: f64 = 20.0;
+const PAGES_PER_SEC: f64 = 12.0;
+
+/// The first page asks for everything older than this: the newest items,
+/// whatever the client knows of the thread. 2^53 − 1, exact in JSON
+/// numbers everywhere.
+pub const NEWEST: u64 = (1 << 53) - 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Markdown,
+    Json,
+}
+
+impl Format {
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Markdown => "md",
+            Format::Json => "json",
+        }
+    }
+
+    pub fn mime(self) -> &'static str {
+        match self {
+            Format::Markdown => "text/markdown;charset=utf-8",
+            Format::Json => "application/json",
+        }
+    }
+}
+
+/// What the view shows while an export runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    pub channel_id: String,
+    pub format: Format,
+    pub done: u64,
+    /// The thread's size as known (its last `seq`), at least `done`.
+    pub total: u64,
+}
+
+impl Progress {
+    /// `Exporting… 1,200 of 5,000 items`.
+    pub fn label(&self) -> String {
+        format!(
+            "Exporting… {} of {} items",
+            grouped(self.done),
+            grouped(self.total.max(self.done))
+        )
+    }
+}
+
+/// A finished export: the file's name, type and text in parts, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct File {
+    pub name: String,
+    pub mime: &'static str,
+    pub parts: Vec<String>,
+}
+
+/// What to do after a page arrived.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Call [`Exporter::resume`] for the next page after this many ms.
+    Next(f64),
+    Done(File),
+}
+
+/// A token bucket over page requests.
+#[derive(Debug, Clone, Copy)]
+struct Pacer {
+    tokens: f64,
+    at_ms: f64,
+}
+
+impl Default for Pacer {
+    fn default() -> Self {
+        Pacer {
+            tokens: BURST,
+            at_ms: f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Pacer {
+    fn refill(&mut self, now_ms: f64) {
+        let elapsed = (now_ms - self.at_ms).max(0.0);
+        self.tokens = (self.tokens + elapsed * PAGES_PER_SEC / 1000.0).min(BURST);
+        self.at_ms = now_ms;
+    }
+
+    /// How long until a request may go.
+    fn wait_ms(&mut self, now_ms: f64) -> f64 {
+        self.refill(now_ms);
+        ((1.0 - self.tokens) * 1000.0 / PAGES_PER_SEC).max(0.0)
+    }
+
+    fn take(&mut self, now_ms: f64) {
+        self.refill(now_ms);
+        self.tokens -= 1.0;
+    }
+}
+
+#[derive(Debug)]
+struct Job {
+    channel_id: String,
+    title: String,
+    format: Format,
+    exported_ms: i64,
+    tz_offset_min: i32,
+    /// The `before` of the request in flight; `None` while offline.
+    awaiting: Option<u64>,
+    /// Every item older than this is still to fetch.
+    next_before: u64,
+    /// Built pages, newest first.
+    pages: Vec<String>,
+    done: u64,
+    total: u64,
+}
+
+/// At most one export at a time, plus the replies it no longer wants.
+#[derive(Debug, Default)]
+pub struct Exporter {
+    job: Option<Job>,
+    /// `(channel, before)` of requests sent for a job that ended.
+    orphans: Vec<(String, u64)>,
+    pacer: Pacer,
+}
+
+impl Exporter {
+    /// Starts exporting a thread whose last known `seq` is `total`; `None`
+    /// (nothing to send) when an export runs already.
+    #[allow(clippy::too_many_arguments)]
+    pub fn start(
+        &mut self,
+        channel_id: &str,
+        title: &str,
+        format: Format,
+        total: u64,
+        exported_ms: i64,
+        tz_offset_min: i32,
+        online: bool,
+        now_ms: f64,
+    ) -> Option<HistoryGet> {
+        if self.job.is_some() {
+            return None;
+        }
+        self.job = Some(Job {
+            channel_id: channel_id.to_string(),
+            title: title.to_string(),
+            format,
+            exported_ms,
+            tz_offset_min,
+            awaiting: None,
+            next_before: NEWEST,
+            pages: Vec::new(),
+            done: 0,
+            total,
+        });
+        if online {
+            self.resume(now_ms)
+        } else {
+            None
+        }
+    }
+
+    pub fn progress(&self) -> Option<Progress> {
+        self.job.as_ref().map(|j| Progress {
+            channel_id: j.channel_id.clone(),
+            format: j.format,
+            done: j.done,
+            total: j.total,
+        })
+    }
+
+    /// Whether this `history` reply answers an export's request.
+    pub fn claims(&self, h: &History) -> bool {
+        let Some(before) = h.before else {
+            return false;
+        };
+        if h.after.is_some() || h.around.is_some() {
+            return false;
+        }
+        let current = self
+            .job
+            .as_ref()
+            .is_some_and(|j| j.channel_id == h.channel_id && j.awaiting == Some(before));
+        current
+            || self
+                .orphans
+                .iter()
+                .any(|(c, b)| *c == h.channel_id && *b == before)
+    }
+
+    /// Takes a claimed reply: when to ask for the next page, the finished
+    /// file, or nothing (a cancelled export's reply, or one not claimed).
+    pub fn on_page(&mut self, h: History, now_ms: f64) -> Option<Step> {
+        let before = h.before?;
+        let job = self
+            .job
+            .as_mut()
+            .filter(|j| j.channel_id == h.channel_id && j.awaiting == Some(before));
+        let Some(job) = job else {
+            if let Some(i) = self
+                .orphans
+                .iter()
+                .position(|(c, b)| *c == h.channel_id && *b == before)
+            {
+                self.orphans.remove(i);
+            }
+            return None;
+        };
+        job.awaiting = None;
+        // Only what is older than asked, once each, in seq order: a gateway
+        // that repeats or reorders cannot duplicate or loop.
+        let mut items: Vec<HistoryItem> = h
+            .items
+            .into_iter()
+            .filter(|i| i.seq().is_some_and(|s| s < job.next_before))
+            .collect();
+        items.sort_by_key(HistoryItem::seq);
+        items.dedup_by_key(|i| i.seq());
+        let oldest = items.first().and_then(HistoryItem::seq);
+        job.done += items.len() as u64;
+        if let Some(newest) = items.last().and_then(HistoryItem::seq) {
+            job.total = job.total.max(newest);
+        }
+        let page = match job.format {
+            Format::Markdown => fmt::markdown_items(&items, job.tz_offset_min),
+            Format::Json => fmt::json_items(&items),
+        };
+        if !page.is_empty() {
+            job.pages.push(page);
+        }
+        match oldest {
+            Some(oldest) if h.has_more && oldest > 1 => {
+                job.next_before = oldest;
+                Some(Step::Next(self.pacer.wait_ms(now_ms)))
+            }
+            _ => self.finish().map(Step::Done),
+        }
+    }
+
+    /// Stops the export; a reply still in flight will be dropped.
+    pub fn cancel(&mut self) {
+        if let Some(job) = self.job.take() {
+            if let Some(before) = job.awaiting {
+                self.orphans.push((job.channel_id, before));
+            }
+        }
+    }
+
+    /// The socket closed: nothing in flight will be answered.
+    pub fn connection_lost(&mut self) {
+        self.orphans.clear();
+        if let Some(job) = &mut self.job {
+            job.awaiting = None;
+        }
+    }
+
+    /// The request for the next page, unless one is in flight or there is
+    /// no export (it was cancelled meanwhile).
+    pub fn resume(&mut self, now_ms: f64) -> Option<HistoryGet> {
+        let job = self.job.as_mut().filter(|j| j.awaiting.is_none())?;
+        job.awaiting = Some(job.next_before);
+        self.pacer.take(now_ms);
+        Some(HistoryGet {
+            channel_id: job.channel_id.clone(),
+            before: Some(job.next_before),
+            after: None,
+            around: None,
+            limit: Some(MAX_HISTORY_LIMIT),
+        })
+    }
+
+    /// The exported thread is gone or the gateway refused: stop.
+    pub fn abort(&mut self, channel_id: &str) -> bool {
+        if self
+            .job
+            .as_ref()
+            .is_some_and(|j| j.channel_id == channel_id)
+        {
+            self.cancel();
+            return true;
+        }
+        false
+    }
+
+    fn finish(&mut self) -> Option<File> {
+        let job = self.job.take()?;
+        let (head, sep, tail) = match job.format {
+            Format::Markdown => (
+                fmt::markdown_head(
+                    &job.title,
+                    &job.channel_id,
+                    job.exported_ms,
+                    job.tz_offset_min,
+                ),
+                None,
+                None,
+            ),
+            Format::Json => (
+                fmt::json_head(&job.title, &job.channel_id, job.exported_ms),
+                Some(","),
+                Some(fmt::JSON_TAIL),
+            ),
+        };
+        let mut parts = Vec::with_capacity(job.pages.len() * 2 + 2);
+        parts.push(head);
+        for (i, page) in job.pages.into_iter().rev().enumerate() {
+            if let (Some(sep), true) = (sep, i > 0) {
+                parts.push(sep.to_string());
+            }
+            parts.push(page);
+        }
+        parts.extend(tail.map(str::to_string));
+        Some(File {
+            name: fmt::file_name(&job.title, job.format.extension()),
+            mime: job.format.mime(),
+            parts,
+        })
+    }
+}
+
+/// `5,000`: thousands grouped with commas.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{CommentaryItem, HistoryItem};
+    use serde_json::Value;
+
+    fn item(seq: u64) -> HistoryItem {
+        HistoryItem::Commentary(CommentaryItem {
+            seq,
+            message_id: format!("m{seq}"),
+            text: format!("note {seq}"),
+            ts: 1,
+            turn_id: None,
+        })
+    }
+
+    /// The gateway's answer to `before` over a log of `n` items.
+    fn page(channel: &str, n: u64, req: &HistoryGet) -> History {
+        let before = req.before.unwrap_or(NEWEST);
+        let limit = u64::from(req.limit.unwrap_or(50));
+        let hi = before.min(n + 1);
+        let lo = hi.saturating_sub(limit).max(1);
+        History {
+            channel_id: channel.into(),
+            items: (lo..hi).map(item).collect(),
+            has_more: lo > 1,
+            has_newer: None,
+            before: req.before,
+            after: None,
+            around: None,
+        }
+    }
+
+    fn export(n: u64, format: Format) -> (Vec<HistoryGet>, File) {
+        let mut ex = Exporter::default();
+        let mut req = ex
+            .start("c1", "My thread", format, n, 1000, 0, true, 0.0)
+            .expect("first request");
+        let mut sent = vec![req.clone()];
+        loop {
+            let h = page("c1", n, &req);
+            assert!(ex.claims(&h));
+            match ex.on_page(h, 0.0) {
+                Some(Step::Next(_)) => {
+                    let next = ex.resume(0.0).expect("the next request");
+                    sent.push(next.clone());
+                    req = next;
+                }
+                Some(Step::Done(file)) => return (sent, file),
+                None => panic!("a claimed page led nowhere"),
+            }
+        }
+    }
+
+    #[test]
+    fn fetches_every_page_once_newest_first() {
+        let (sent, file) = export(450, Format::Json);
+        let befores: Vec<_> = sent.iter().map(|r| r.before).collect();
+        assert_eq!(befores, [Some(NEWEST), Some(251), Some(51)]);
+        assert!(sent
+            .iter()
+            .all(|r| r.limit == Some(200) && r.after.is_none()));
+        assert_eq!(file.name, "My-thread.json");
+        let doc: Value = serde_json::from_str(&file.parts.concat()).unwrap_or_default();
+        let seqs: Vec<u64> = doc["items"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|i| i["seq"].as_u64()).collect())
+            .unwrap_or_default();
+        assert_eq!(seqs, (1..=450).collect::<Vec<_>>());
+        assert_eq!(doc["title"], "My thread");
+    }
+
+    #[test]
+    fn markdown_pages_join_in_order() {
+        let (_, file) = export(401, Format::Markdown);
+        let md = file.parts.concat();
+        assert!(md.starts_with("# My thread\n"));
+        let pos: Vec<usize> = [1, 2, 201, 202, 401]
+            .iter()
+            .filter_map(|s| md.find(&format!("*note {s}*\n")))
+            .collect();
+        assert_eq!(pos.len(), 5);
+        assert!(pos.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(md.matches("*note ").count(), 401);
+    }
+
+    #[test]
+    fn empty_threads_export_too() {
+        let (sent, file) = export(0, Format::Json);
+        assert_eq!(sent.len(), 1);
+        let doc: Value = serde_json::from_str(&file.parts.concat()).unwrap_or_default();
+        assert_eq!(doc["items"], Value::Array(vec![]));
+    }
+
+    #[test]
+    fn only_its_own_replies_are_claimed() {
+        let mut ex = Exporter::default();
+        let req = ex
+            .start("c1", "T", Format::Json, 10, 0, 0, true, 0.0)
+            .expect("request");
+        let mut h = page("c1", 10, &req);
+        h.before = None;
+        assert!(!ex.claims(&h), "the timeline's newest page");
+        h.before = Some(5);
+        assert!(!ex.claims(&h), "the timeline's older page");
+        h.before = Some(NEWEST);
+        h.channel_id = "c2".into();
+        assert!(!ex.claims(&h), "another thread");
+        h.channel_id = "c1".into();
+        h.after = Some(3);
+        assert!(!ex.claims(&h), "a gap fill");
+        assert!(ex
+            .start("c2", "T", Format::Json, 1, 0, 0, true, 0.0)
+            .is_none());
+    }
+
+    #[test]
+    fn cancel_stops_and_swallows_the_reply_in_flight() {
+        let mut ex = Exporter::default();
+        let req = ex
+            .start("c1", "T", Format::Json, 450, 0, 0, true, 0.0)
+            .expect("request");
+        ex.cancel();
+        assert_eq!(ex.progress(), None);
+        let h = page("c1", 450, &req);
+        assert!(ex.claims(&h), "the late reply is not the timeline's");
+        assert_eq!(ex.on_page(h.clone(), 0.0), None, "and leads to no request");
+        assert!(!ex.claims(&h), "only once");
+    }
+
+    #[test]
+    fn a_lost_connection_resends_the_page() {
+        let mut ex = Exporter::default();
+        let first = ex
+            .start("c1", "T", Format::Json, 450, 0, 0, true, 0.0)
+            .expect("request");
+        ex.connection_lost();
+        assert!(!ex.claims(&page("c1", 450, &first)));
+        assert_eq!(ex.resume(0.0), Some(first.clone()));
+        assert_eq!(ex.resume(0.0), None, "one request in flight");
+        let mut offline = Exporter::default();
+        assert!(offline
+            .start("c1", "T", Format::Json, 1, 0, 0, false, 0.0)
+            .is_none());
+        assert_eq!(offline.resume(0.0).map(|r| r.before), Some(Some(NEWEST)));
+    }
+
+    #[test]
+    fn a_misbehaving_gateway_cannot_loop_or_duplicate() {
+        let mut ex = Exporter::default();
+        let req = ex
+            .start("c1", "T", Format::Json, 10, 0, 0, true, 0.0)
+            .expect("request");
+        let mut h = page("c1", 10, &req);
+        h.items = (6..=10).chain(8..=10).rev().map(item).collect();
+        h.has_more = true;
+        let Some(Step::Next(_)) = ex.on_page(h, 0.0) else {
+            panic!("expected a next page");
+        };
+        let next = ex.resume(0.0).expect("the next request");
+        assert_eq!(next.before, Some(6), "asks below the oldest seen");
+        // The same items again, claiming more: none is new, so it ends.
+        let mut again = page("c1", 10, &req);
+        again.items = (6..=10).map(item).collect();
+        again.before = next.before;
+        again.has_more = true;
+        let Some(Step::Done(file)) = ex.on_page(again, 0.0) else {
+            panic!("expected the end");
+        };
+        let doc: Value = serde_json::from_str(&file.parts.concat()).unwrap_or_default();
+        let seqs: Vec<u64> = doc["items"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|i| i["seq"].as_u64()).collect())
+            .unwrap_or_default();
+        assert_eq!(seqs, [6, 7, 8, 9, 10]);
+    }
+
+    #[test]
+    fn pages_are_paced_after_a_burst() {
+        let mut pacer = Pacer::default();
+        for _ in 0..20 {
+            assert_eq!(pacer.wait_ms(0.0), 0.0);
+            pacer.take(0.0);
+        }
+        let wait = pacer.wait_ms(0.0);
+        assert!((wait - 1000.0 / PAGES_PER_SEC).abs() < 1e-6, "{wait}");
+        assert_eq!(pacer.wait_ms(wait), 0.0);
+        pacer.take(wait);
+        // A long pause refills the burst, no more.
+        assert_eq!(pacer.wait_ms(1e9), 0.0);
+        assert!(pacer.tokens <= BURST);
+    }
+
+    #[test]
+    fn progress_reads_in_thousands() {
+        let p = Progress {
+            channel_id: "c".into(),
+            format: Format::Markdown,
+            done: 1200,
+            total: 5000,
+        };
+        assert_eq!(p.label(), "Exporting… 1,200 of 5,000 items");
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(100_000), "100,000");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn aborts_only_its_thread() {
+        let mut ex = Exporter::default();
+        let _ = ex.start("c1", "T", Format::Json, 1, 0, 0, true, 0.0);
+        assert!(!ex.abort("c2"));
+        assert!(ex.progress().is_some());
+        assert!(ex.abort("c1"));
+        assert!(ex.progress().is_none());
+    }
+}

@@ -1,0 +1,49 @@
+//! The keyboard shortcuts dialog (`?`): a modal `<dialog>`, so the page
+//! behind it is inert and Escape closes it; the focus goes back to where
+//! it was.
+
+use leptos::html::Dialog;
+use leptos::prelude::*;
+
+use super::browser;
+use crate::shortcuts::HELP;
+
+#[component]
+pub fn ShortcutHelp(open: RwSignal<bool>) -> impl IntoView {
+    let dialog = NodeRef::<Dialog>::new();
+    let back_to = StoredValue::new_local(None::<web_sys::HtmlElement>);
+    Effect::new(move |_| {
+        let want = open.get();
+        let Some(d) = dialog.get() else { return };
+        if want && !d.open() {
+            back_to.set_value(browser::focused());
+            let _ = d.show_modal();
+        } else if !want && d.open() {
+            d.close();
+        }
+    });
+    // Closed by Escape, the button or `open`: give the focus back.
+    let on_close = move |_| {
+        open.set(false);
+        if let Some(el) = back_to.try_update_value(Option::take).flatten() {
+            let _ = el.focus();
+        }
+    };
+    view! {
+        <dialog class="shortcut-help" data-testid="shortcut-help" node_ref=dialog
+            aria-labelledby="shortcut-help-title" on:close=on_close>
+            <header class="settings-head">
+                <h2 id="shortcut-help-title">"Keyboard shortcuts"</h2>
+                <button type="button" class="icon-button" aria-label="Close" autofocus
+                    data-testid="close-shortcut-help" on:click=move |_| open.set(false)>"×"</button>
+            </header>
+            <table>
+                <tbody>
+                    {HELP.iter().map(|(keys, what)| view! {
+                        <tr><th scope="row"><kbd>{*keys}</kbd></th><td>{*what}</td></tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </dialog>
+    }
+}
