@@ -8,8 +8,10 @@
 pub use aria_protocol as protocol;
 
 pub mod attention;
+pub mod deep_link;
 pub mod net;
 pub mod render;
+pub mod search;
 pub mod settings;
 pub mod store;
 pub mod ui;

@@ -38,6 +38,8 @@ impl Store {
                 self.server = r.server;
                 self.device_id = r.device_id;
                 self.online = true;
+                self.search.connected();
+                self.changes.push(Change::Search);
                 self.on_ready(r.channels)
             }
             F::ChannelList(l) => {
@@ -124,8 +126,12 @@ impl Store {
                 Vec::new()
             }
             F::ApprovalResolved(r) => self.on_approval_resolved(&r.channel_id, r.item),
-            // Search is not shown yet: ignored like unknown frames.
-            F::SearchResults(_) => Vec::new(),
+            F::SearchResults(r) => {
+                if self.search.on_results(r) {
+                    self.changes.push(Change::Search);
+                }
+                Vec::new()
+            }
             F::Pong(_) | F::Unknown => Vec::new(),
         }
     }
@@ -325,6 +331,15 @@ impl Store {
     }
 
     fn on_error(&mut self, e: ErrorFrame) -> Vec<Effect> {
+        // About a search: the field says so.
+        if self.search.on_error(&e) {
+            self.changes.push(Change::Search);
+            return Vec::new();
+        }
+        if e.query.is_some() {
+            // About a search no longer awaited.
+            return Vec::new();
+        }
         // About an approval, not the thread: the thread stays.
         if let Some(request_id) = e.request_id.clone() {
             self.on_approval_error(&request_id, e);

@@ -13,6 +13,7 @@ mod id_map;
 mod jump;
 mod outbox;
 mod row;
+mod search;
 mod timeline;
 mod turn;
 
@@ -88,6 +89,8 @@ pub enum Change {
     Focus(String),
     Notices,
     Diagnostics,
+    /// The search field's state (see [`Store::search`]).
+    Search,
 }
 
 /// A one-sentence message for the user (an error the gateway reported).
@@ -113,6 +116,7 @@ pub struct Store {
     /// An item to open in place (channel, seq), until its page arrives.
     jump: Option<(String, u64)>,
     focus: Option<Focus>,
+    search: crate::search::SearchState,
     /// Pending sends typed in the "new thread" pane, until auto-threading
     /// gives them a channel.
     new_thread: Timeline,
@@ -357,6 +361,8 @@ impl Store {
     /// The socket closed: requests in flight will never be answered.
     pub fn connection_lost(&mut self) {
         self.online = false;
+        self.search.connection_lost();
+        self.changes.push(Change::Search);
         for c in self.channels.values_mut() {
             c.requests.clear();
         }

@@ -79,6 +79,15 @@ pub struct PagingView {
     pub loading_newer: bool,
 }
 
+/// The search field's state, as the results list shows it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SearchView {
+    pub status: crate::search::Status,
+    pub query: String,
+    pub hits: Vec<crate::protocol::Hit>,
+    pub has_more: bool,
+}
+
 /// How the open thread's key list changed, for views that keep per-row
 /// bookkeeping in step with it (the timeline's row heights).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,6 +134,7 @@ pub struct ViewState {
     /// The row to bring on screen and mark, with a count that tells one
     /// jump from the next to the same row.
     pub focus: RwSignal<Option<(RowKey, u64)>>,
+    pub search: RwSignal<SearchView>,
     pub notices: RwSignal<Vec<Notice>>,
     pub diagnostics: RwSignal<Diagnostics>,
     pub outbox_len: RwSignal<usize>,
@@ -147,6 +157,7 @@ impl ViewState {
             expanded_turns: RwSignal::new(Default::default()),
             paging: RwSignal::new(PagingView::default()),
             focus: RwSignal::new(None),
+            search: RwSignal::new(SearchView::default()),
             notices: RwSignal::new(Vec::new()),
             diagnostics: RwSignal::new(Diagnostics::default()),
             outbox_len: RwSignal::new(0),
@@ -199,6 +210,18 @@ impl ViewState {
                 }
                 Change::Turn(c) if c == active => turn = true,
                 Change::Channels => channels = true,
+                Change::Search => {
+                    let s = store.search();
+                    set_if_changed(
+                        self.search,
+                        SearchView {
+                            status: s.status().clone(),
+                            query: s.query().to_string(),
+                            hits: s.hits().to_vec(),
+                            has_more: s.has_more(),
+                        },
+                    );
+                }
                 Change::Notices => self.notices.set(store.notices().cloned().collect()),
                 Change::Diagnostics => self.diagnostics.set(store.diagnostics().clone()),
                 Change::Order(_)
