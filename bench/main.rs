@@ -4,7 +4,7 @@
 //! (which builds everything first); `bench/README.md` explains the numbers.
 //!
 //! ```text
-//! bench [--smoke] [--only load,decode,stream,flood,thread] [--out FILE]
+//! bench [--smoke] [--only load,decode,stream,flood,thread,jump] [--out FILE]
 //! ```
 //!
 //! `--smoke` runs tiny sizes and only fails on broken checks (the test
@@ -31,7 +31,7 @@ use scenarios::{Sizes, Urls};
 use support::paths;
 use support::{Browser, Gateway, GatewayOpts};
 
-const ALL: &[&str] = &["load", "decode", "stream", "flood", "thread"];
+const ALL: &[&str] = &["load", "decode", "stream", "flood", "thread", "jump"];
 
 struct Options {
     smoke: bool,
@@ -100,12 +100,13 @@ async fn main() {
 
     let served = page::instrumented_dist(&dist, &root.join("bench").join("probe.js"));
     let mut extra_args = Vec::new();
-    if wants("thread") {
+    let seeds = wants("thread") || wants("jump");
+    if seeds {
         extra_args = vec!["--seed-channel".to_string(), sizes.seed_items.to_string()];
     }
     eprintln!(
         "bench: starting the gateway (seeding {} items)…",
-        if wants("thread") { sizes.seed_items } else { 0 }
+        if seeds { sizes.seed_items } else { 0 }
     );
     let gateway = Gateway::start(GatewayOpts {
         demo_delay_ms: 5,
@@ -143,6 +144,7 @@ async fn main() {
             "stream" => scenarios::stream::run(&page, &urls, sizes, &mut report).await,
             "flood" => scenarios::flood::run(&page, &urls, sizes, &mut report).await,
             "thread" => scenarios::thread::run(&page, &urls, sizes, &mut report).await,
+            "jump" => scenarios::jump::run(&page, &urls, sizes, &mut report).await,
             _ => unreachable!("scenario names are checked in options()"),
         }
     }
