@@ -110,7 +110,10 @@ mod tests {
                 ("emal 🎉 straße", false),
             ]
         );
-        assert_eq!(pieces("日本語のテキスト", "テキスト"), vec![("日本語の", false), ("テキスト", true)]);
+        assert_eq!(
+            pieces("日本語のテキスト", "テキスト"),
+            vec![("日本語の", false), ("テキスト", true)]
+        );
     }
 
     #[test]
@@ -124,7 +127,11 @@ mod tests {
         let s = "<img src=x onerror=alert(1)>";
         assert_eq!(
             pieces(s, "img"),
-            vec![("<", false), ("img", true), (" src=x onerror=alert(1)>", false)]
+            vec![
+                ("<", false),
+                ("img", true),
+                (" src=x onerror=alert(1)>", false)
+            ]
         );
     }
 

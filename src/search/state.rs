@@ -84,8 +84,8 @@ impl SearchState {
             return None;
         }
         let q = valid_query(&self.typed)?.to_string();
-        let same = q == self.query
-            && (self.awaiting.is_some() || matches!(self.status, Status::Done));
+        let same =
+            q == self.query && (self.awaiting.is_some() || matches!(self.status, Status::Done));
         if same {
             return None;
         }
@@ -274,7 +274,10 @@ mod tests {
         s.on_results(results("x", &[9, 8], Some("p2")));
         assert!(s.has_more());
         let next = s.more(1.0).unwrap();
-        assert_eq!((next.query.as_str(), next.cursor.as_deref()), ("x", Some("p2")));
+        assert_eq!(
+            (next.query.as_str(), next.cursor.as_deref()),
+            ("x", Some("p2"))
+        );
         assert_eq!(s.more(1.0), None, "one page at a time");
         s.on_results(results("x", &[7], None));
         assert_eq!(seqs(&s), vec![9, 8, 7]);
@@ -292,7 +295,11 @@ mod tests {
         assert!(s.on_error(&error(ErrorCode::Unsupported, None)));
         assert_eq!(s.status(), &Status::Unavailable);
         let e = s.input("more").unwrap();
-        assert_eq!(s.fire(e, 1.0), None, "nothing asked of a gateway without search");
+        assert_eq!(
+            s.fire(e, 1.0),
+            None,
+            "nothing asked of a gateway without search"
+        );
 
         let mut s = SearchState::default();
         let e = s.input("x").unwrap();
@@ -315,7 +322,10 @@ mod tests {
         s.fire(e, 0.0);
         s.clear();
         assert_eq!(s.status(), &Status::Idle);
-        assert!(!s.on_results(results("y", &[1], None)), "cleared: nothing awaited");
+        assert!(
+            !s.on_results(results("y", &[1], None)),
+            "cleared: nothing awaited"
+        );
         assert_eq!(s.input("   "), None);
     }
 }

@@ -96,15 +96,25 @@ impl Store {
     /// After an `around` request's reply: whether the gateway answered it
     /// (it echoes `around`); one that ignored it sent the newest page.
     pub(super) fn landed(&mut self, channel: &str, seq: u64, answered: bool) {
-        if self.jump.as_ref().is_some_and(|(c, s)| c == channel && *s == seq) {
+        if self
+            .jump
+            .as_ref()
+            .is_some_and(|(c, s)| c == channel && *s == seq)
+        {
             self.jump = None;
         }
         if answered {
             self.set_focus(channel, seq);
             return;
         }
-        self.notify("This gateway cannot open a message in place: showing the newest messages.".into());
-        if self.channels.get(channel).is_some_and(|c| c.timeline.has_seq(seq)) {
+        self.notify(
+            "This gateway cannot open a message in place: showing the newest messages.".into(),
+        );
+        if self
+            .channels
+            .get(channel)
+            .is_some_and(|c| c.timeline.has_seq(seq))
+        {
             self.set_focus(channel, seq);
         }
     }

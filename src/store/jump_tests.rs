@@ -24,44 +24,47 @@ fn item(seq: u64) -> serde_json::Value {
 fn answer(n: u64, get: &HistoryGet) -> serde_json::Value {
     let limit = u64::from(get.limit.unwrap_or(50));
     let all: Vec<u64> = (1..=n).collect();
-    let (page, has_more, has_newer): (Vec<u64>, bool, Option<bool>) =
-        if let Some(a) = get.around {
-            let older: Vec<u64> = all.iter().copied().filter(|s| *s < a).collect();
-            let take_older = (limit / 2).min(older.len() as u64) as usize;
-            let mut page: Vec<u64> = older[older.len() - take_older..].to_vec();
-            let newer: Vec<u64> = all.iter().copied().filter(|s| *s >= a).collect();
-            let room = limit as usize - page.len();
-            page.extend(newer.iter().take(room));
-            // Fewer newer than room: older ones fill the page.
-            while page.len() < limit as usize && page.first().is_some_and(|f| *f > 1) {
-                page.insert(0, page[0] - 1);
-            }
-            let first = page.first().copied().unwrap_or(a);
-            let last = page.last().copied().unwrap_or(a);
-            (page, first > 1, Some(last < n))
-        } else if let Some(b) = get.before {
-            let older: Vec<u64> = all.iter().copied().filter(|s| *s < b).collect();
-            let page = older[older.len().saturating_sub(limit as usize)..].to_vec();
-            let more = page.first().is_some_and(|f| *f > 1);
-            (page, more, None)
-        } else if let Some(after) = get.after {
-            let page: Vec<u64> = all
-                .iter()
-                .copied()
-                .filter(|s| *s > after)
-                .take(limit as usize)
-                .collect();
-            let more = page.last().is_some_and(|l| *l < n);
-            (page, more, Some(more))
-        } else {
-            let page = all[all.len().saturating_sub(limit as usize)..].to_vec();
-            (page, n > limit, None)
-        };
+    let (page, has_more, has_newer): (Vec<u64>, bool, Option<bool>) = if let Some(a) = get.around {
+        let older: Vec<u64> = all.iter().copied().filter(|s| *s < a).collect();
+        let take_older = (limit / 2).min(older.len() as u64) as usize;
+        let mut page: Vec<u64> = older[older.len() - take_older..].to_vec();
+        let newer: Vec<u64> = all.iter().copied().filter(|s| *s >= a).collect();
+        let room = limit as usize - page.len();
+        page.extend(newer.iter().take(room));
+        // Fewer newer than room: older ones fill the page.
+        while page.len() < limit as usize && page.first().is_some_and(|f| *f > 1) {
+            page.insert(0, page[0] - 1);
+        }
+        let first = page.first().copied().unwrap_or(a);
+        let last = page.last().copied().unwrap_or(a);
+        (page, first > 1, Some(last < n))
+    } else if let Some(b) = get.before {
+        let older: Vec<u64> = all.iter().copied().filter(|s| *s < b).collect();
+        let page = older[older.len().saturating_sub(limit as usize)..].to_vec();
+        let more = page.first().is_some_and(|f| *f > 1);
+        (page, more, None)
+    } else if let Some(after) = get.after {
+        let page: Vec<u64> = all
+            .iter()
+            .copied()
+            .filter(|s| *s > after)
+            .take(limit as usize)
+            .collect();
+        let more = page.last().is_some_and(|l| *l < n);
+        (page, more, Some(more))
+    } else {
+        let page = all[all.len().saturating_sub(limit as usize)..].to_vec();
+        (page, n > limit, None)
+    };
     let mut v = json!({"type":"history","channel_id":get.channel_id,"items":page.iter().map(|s| item(*s)).collect::<Vec<_>>(),"has_more":has_more});
     if let Some(h) = has_newer {
         v["has_newer"] = json!(h);
     }
-    for (name, echo) in [("before", get.before), ("after", get.after), ("around", get.around)] {
+    for (name, echo) in [
+        ("before", get.before),
+        ("after", get.after),
+        ("around", get.around),
+    ] {
         if let Some(e) = echo {
             v[name] = json!(e);
         }
@@ -155,7 +158,7 @@ fn live_frames_past_the_window_wait_and_show_once_at_the_end() {
     serve(&mut s, n, effects);
     s.take_changes();
     // Two new items are logged while the reader is at item 100.
-    let mut live = |s: &mut Store, seq: u64| {
+    let live = |s: &mut Store, seq: u64| {
         let mut v = item(seq);
         v["channel_id"] = json!("c1");
         s.apply(frame(v), 0.0)
@@ -206,7 +209,9 @@ fn a_gateway_that_ignores_around_gets_the_newest_page_and_a_notice() {
     let c = s.channel("c1").unwrap();
     assert!(!c.has_newer && c.has_older && c.loaded);
     assert_eq!(seqs(&s), (451..=500).collect::<Vec<_>>());
-    assert!(s.notices().any(|n| n.text.contains("cannot open a message in place")));
+    assert!(s
+        .notices()
+        .any(|n| n.text.contains("cannot open a message in place")));
     // Nothing to focus: the item is not in the page.
     assert_eq!(s.focus(), None);
 }
@@ -221,7 +226,10 @@ fn jump_to_latest_replaces_the_window_and_drops_replies_for_the_old_one() {
     let latest = s.jump_to_latest("c1");
     assert_eq!(seqs(&s), Vec::<u64>::new());
     let gets = history_gets(&latest);
-    assert_eq!((gets.len(), gets[0].before, gets[0].after, gets[0].around), (1, None, None, None));
+    assert_eq!(
+        (gets.len(), gets[0].before, gets[0].after, gets[0].around),
+        (1, None, None, None)
+    );
     // The newer page asked for the old window arrives first: dropped.
     serve(&mut s, n, newer);
     assert_eq!(seqs(&s), Vec::<u64>::new());

@@ -18,9 +18,9 @@ mod timeline;
 mod turn;
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod jump_tests;
+#[cfg(test)]
+mod tests;
 
 use std::collections::VecDeque;
 

@@ -77,7 +77,8 @@ pub fn SearchBox(drawer_open: RwSignal<bool>) -> impl IntoView {
             }
             "Enter" => {
                 ev.prevent_default();
-                let hit = search.with_untracked(|s| s.hits.get(selected.get_untracked().unwrap_or(0)).cloned());
+                let hit = search
+                    .with_untracked(|s| s.hits.get(selected.get_untracked().unwrap_or(0)).cloned());
                 if let Some(hit) = hit {
                     open(hit);
                 }

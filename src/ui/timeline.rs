@@ -158,8 +158,7 @@ pub fn Timeline() -> impl IntoView {
         let focus = rt.view.focus.get();
         let edits = rt.view.take_order_edits();
         if !edits.is_empty() {
-            let after =
-                order.with_untracked(|o| list.try_update_value(|l| l.on_order(&edits, o)));
+            let after = order.with_untracked(|o| list.try_update_value(|l| l.on_order(&edits, o)));
             if let Some(after) = after {
                 follow_up(after);
             }

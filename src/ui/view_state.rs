@@ -237,7 +237,9 @@ impl ViewState {
         if focus {
             // After the order: the row is in it by now.
             if let Some(f) = store.focus().filter(|f| f.channel == active) {
-                let n = self.focus.with_untracked(|f| f.as_ref().map_or(0, |(_, n)| n + 1));
+                let n = self
+                    .focus
+                    .with_untracked(|f| f.as_ref().map_or(0, |(_, n)| n + 1));
                 self.focus.set(Some((f.key.clone(), n)));
             }
         }

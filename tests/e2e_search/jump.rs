@@ -20,7 +20,9 @@ fn a_deep_link_opens_the_item_of_a_5000_item_thread_in_one_round_trip() {
         let gets = history_gets(&fake);
         assert_eq!(gets[0]["around"], json!(2500), "{gets:?}");
         assert!(
-            gets.iter().all(|g| g.get("around").is_some() || g.get("after").is_some() || g.get("before").is_some()),
+            gets.iter().all(|g| g.get("around").is_some()
+                || g.get("after").is_some()
+                || g.get("before").is_some()),
             "the thread's end was loaded: {gets:?}"
         );
         assert!(b.exists("[data-testid=jump-latest]").await);
@@ -41,7 +43,10 @@ fn paging_both_ways_shows_every_seq_once_in_order() {
         wait_marked(b, 200).await;
         let mut seen = std::collections::BTreeSet::new();
         let record = |seen: &mut std::collections::BTreeSet<u64>, shown: Vec<u64>| {
-            assert!(shown.windows(2).all(|w| w[0] < w[1]), "out of order or twice: {shown:?}");
+            assert!(
+                shown.windows(2).all(|w| w[0] < w[1]),
+                "out of order or twice: {shown:?}"
+            );
             seen.extend(shown);
         };
         // Down to the end of the thread, a screen at a time.
@@ -66,7 +71,10 @@ fn paging_both_ways_shows_every_seq_once_in_order() {
             scroll_by(b, -h * 0.8).await;
             tokio::time::sleep(millis(60)).await;
         }
-        assert_eq!(seen.into_iter().collect::<Vec<_>>(), (1..=n).collect::<Vec<_>>());
+        assert_eq!(
+            seen.into_iter().collect::<Vec<_>>(),
+            (1..=n).collect::<Vec<_>>()
+        );
         // Every page asked once: no seq was fetched twice.
         let gets = history_gets(&fake);
         let afters: Vec<u64> = gets.iter().filter_map(|g| g["after"].as_u64()).collect();
@@ -91,7 +99,10 @@ fn live_frames_wait_for_jump_to_latest() {
         live["channel_id"] = json!("c1");
         fake.push(live);
         tokio::time::sleep(millis(300)).await;
-        assert!(!shown_seqs(b).await.contains(&(n + 1)), "shown after a hole");
+        assert!(
+            !shown_seqs(b).await.contains(&(n + 1)),
+            "shown after a hole"
+        );
         b.click("[data-testid=jump-latest]").await;
         b.poll("the newest rows after Jump to latest", secs(10), || async {
             visible_seqs(b).await.contains(&(n + 1)).then_some(())
@@ -118,13 +129,17 @@ fn a_gateway_that_ignores_around_falls_back_to_the_newest_page() {
         .await;
         let page = fake_page(&fake, "#/t/c1/100").await;
         let b = &page.browser;
-        b.poll("the notice that jumping is unsupported", secs(10), || async {
-            b.texts_of(".notice")
-                .await
-                .iter()
-                .any(|t| t.contains("cannot open a message in place"))
-                .then_some(())
-        })
+        b.poll(
+            "the notice that jumping is unsupported",
+            secs(10),
+            || async {
+                b.texts_of(".notice")
+                    .await
+                    .iter()
+                    .any(|t| t.contains("cannot open a message in place"))
+                    .then_some(())
+            },
+        )
         .await;
         b.poll("the newest rows", secs(10), || async {
             visible_seqs(b).await.contains(&500).then_some(())

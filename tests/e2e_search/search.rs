@@ -40,17 +40,28 @@ fn hits_show_marked_words_and_hostile_snippets_stay_text() {
         assert_eq!(searches.len(), 1, "{searches:?}");
         assert_eq!(searches[0]["query"], json!("needle"));
         // Newest first: the hostile item (200) leads, as plain text.
-        let first = b.text_of(&format!("{HIT}:first-child [data-testid=search-snippet]")).await;
+        let first = b
+            .text_of(&format!("{HIT}:first-child [data-testid=search-snippet]"))
+            .await;
         assert!(first.contains("<img src=x onerror="), "{first}");
         let injected = b
             .js("return document.querySelectorAll('.search-results img, .search-results b').length;", vec![])
             .await;
         assert_eq!(injected, json!(0), "markup in a snippet became elements");
-        assert_eq!(b.js("return window.__pwned === undefined;", vec![]).await, json!(true));
+        assert_eq!(
+            b.js("return window.__pwned === undefined;", vec![]).await,
+            json!(true)
+        );
         let marks = b.texts_of(&format!("{HIT} mark")).await;
         assert_eq!(marks.len(), 20);
-        assert!(marks.iter().all(|m| m.eq_ignore_ascii_case("needle")), "{marks:?}");
-        assert!(b.text_of(&format!("{HIT}:first-child")).await.contains("Big thread"));
+        assert!(
+            marks.iter().all(|m| m.eq_ignore_ascii_case("needle")),
+            "{marks:?}"
+        );
+        assert!(b
+            .text_of(&format!("{HIT}:first-child"))
+            .await
+            .contains("Big thread"));
 
         // More results: the cursor's page is appended.
         b.click("[data-testid=search-more]").await;
@@ -78,7 +89,11 @@ fn hits_show_marked_words_and_hostile_snippets_stay_text() {
             vec![],
         )
         .await;
-        b.wait_for("[data-testid=search-hit][aria-selected=true][data-seq=\"192\"]", secs(5)).await;
+        b.wait_for(
+            "[data-testid=search-hit][aria-selected=true][data-seq=\"192\"]",
+            secs(5),
+        )
+        .await;
         b.js(
             "document.querySelector('#search-input').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));",
             vec![],
@@ -94,7 +109,14 @@ fn hits_show_marked_words_and_hostile_snippets_stay_text() {
         )
         .await;
         b.wait_gone(HIT, secs(5)).await;
-        assert_eq!(b.js("return document.querySelector('#search-input').value;", vec![]).await, json!(""));
+        assert_eq!(
+            b.js(
+                "return document.querySelector('#search-input').value;",
+                vec![]
+            )
+            .await,
+            json!("")
+        );
         page.finish().await;
     });
 }
@@ -114,13 +136,20 @@ fn a_gateway_without_search_says_so() {
         let page = fake_page(&fake, "#/").await;
         let b = &page.browser;
         b.type_into(FIELD, "item").await;
-        b.poll("the field to say search is unavailable", secs(10), || async {
-            let status = b.try_text_of("[data-testid=search-status]").await?;
-            (status == "Search is unavailable on this gateway").then_some(())
-        })
+        b.poll(
+            "the field to say search is unavailable",
+            secs(10),
+            || async {
+                let status = b.try_text_of("[data-testid=search-status]").await?;
+                (status == "Search is unavailable on this gateway").then_some(())
+            },
+        )
         .await;
         let placeholder = b
-            .js("return document.querySelector('#search-input').placeholder;", vec![])
+            .js(
+                "return document.querySelector('#search-input').placeholder;",
+                vec![],
+            )
             .await;
         assert_eq!(placeholder, json!("Search is unavailable on this gateway"));
         // Not a notice: the field says it.

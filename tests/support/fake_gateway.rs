@@ -590,8 +590,10 @@ fn answer(
         "search" => {
             let query = frame["query"].as_str().unwrap_or_default();
             if !st.opts.search {
-                reply(json!({"type": "error", "code": "unsupported", "query": query,
-                    "message": "This gateway has no search."}));
+                reply(
+                    json!({"type": "error", "code": "unsupported", "query": query,
+                    "message": "This gateway has no search."}),
+                );
                 return;
             }
             reply(search_page(&st.logs, &frame));
@@ -859,8 +861,10 @@ fn search_page(logs: &HashMap<String, Vec<Value>>, frame: &Value) -> Value {
                 continue;
             }
             let snippet: String = text.chars().take(200).collect();
-            hits.push(json!({"channel_id": channel, "seq": item["seq"], "kind": "message",
-                "role": item["role"], "snippet": snippet, "ts": item["ts"]}));
+            hits.push(
+                json!({"channel_id": channel, "seq": item["seq"], "kind": "message",
+                "role": item["role"], "snippet": snippet, "ts": item["ts"]}),
+            );
         }
     }
     hits.sort_by_key(|h| std::cmp::Reverse(h["ts"].as_i64().unwrap_or(0)));

@@ -68,7 +68,8 @@ impl Metrics {
 
     /// Newer rows (of a window short of the end) within two of the bottom.
     fn near_bottom(&self) -> bool {
-        self.scroll_height - self.scroll_top - self.client_height < 2.0 * self.client_height.max(300.0)
+        self.scroll_height - self.scroll_top - self.client_height
+            < 2.0 * self.client_height.max(300.0)
     }
 
     fn at_bottom(&self) -> bool {
