@@ -4,7 +4,7 @@
 //! (which builds everything first); `bench/README.md` explains the numbers.
 //!
 //! ```text
-//! bench [--smoke] [--only load,decode,stream,flood,thread,jump] [--out FILE]
+//! bench [--smoke] [--only load,decode,stream,flood,thread,jump,search] [--out FILE]
 //! ```
 //!
 //! `--smoke` runs tiny sizes and only fails on broken checks (the test
@@ -31,7 +31,11 @@ use scenarios::{Sizes, Urls};
 use support::paths;
 use support::{Browser, Gateway, GatewayOpts};
 
-const ALL: &[&str] = &["load", "decode", "stream", "flood", "thread", "jump"];
+const ALL: &[&str] = &[
+    "load", "decode", "stream", "flood", "thread", "jump", "search",
+];
+/// Scenarios that measure the gateway alone, without a browser.
+const GATEWAY_ONLY: &[&str] = &["search"];
 
 struct Options {
     smoke: bool,
@@ -92,28 +96,72 @@ async fn main() {
     };
     let wants = |name: &str| opts.only.iter().any(|s| s == name);
     let root = paths::repo_root();
-    let dist = paths::dist_dir();
     // Chromium with a full GC on demand and exact heap numbers.
     if std::env::var_os("ARIA_CHROMIUM").is_none() {
         std::env::set_var("ARIA_CHROMIUM", root.join("bench").join("chromium"));
     }
 
-    let served = page::instrumented_dist(&dist, &root.join("bench").join("probe.js"));
+    let in_browser: Vec<&str> = ALL
+        .iter()
+        .copied()
+        .filter(|n| wants(n) && !GATEWAY_ONLY.contains(n))
+        .collect();
+    // The built client and its instrumented copy, only when a browser runs.
+    let client = (!in_browser.is_empty()).then(|| {
+        let dist = paths::dist_dir();
+        let served = page::instrumented_dist(&dist, &root.join("bench").join("probe.js"));
+        (dist, served)
+    });
+    let seeded = wants("thread") || wants("jump") || wants("search");
     let mut extra_args = Vec::new();
-    let seeds = wants("thread") || wants("jump");
-    if seeds {
+    if seeded {
         extra_args = vec!["--seed-channel".to_string(), sizes.seed_items.to_string()];
     }
     eprintln!(
         "bench: starting the gateway (seeding {} items)…",
-        if seeds { sizes.seed_items } else { 0 }
+        if seeded { sizes.seed_items } else { 0 }
     );
     let gateway = Gateway::start(GatewayOpts {
         demo_delay_ms: 5,
-        static_dir: Some(served.path().to_path_buf()),
+        static_dir: client.as_ref().map(|(_, s)| s.path().to_path_buf()),
         extra_args,
         ..GatewayOpts::default()
     });
+    let mut report = Report::default();
+    // Before Chromium starts, so the browser does not share the cores.
+    if wants("search") {
+        eprintln!("bench: search…");
+        scenarios::search::run(&gateway, sizes, &mut report).await;
+    }
+    let command = std::env::var("ARIA_BENCH_COMMAND").unwrap_or_else(|_| {
+        format!(
+            "cargo test --bench bench -- {}",
+            std::env::args().skip(1).collect::<Vec<_>>().join(" ")
+        )
+    });
+    let run = match &client {
+        Some((dist, _)) => {
+            browser_scenarios(&in_browser, &gateway, dist, sizes, command, &mut report).await
+        }
+        None => {
+            let mut run = RunInfo::gather(command, "none (gateway-only scenarios)".to_string());
+            run.load_after = report::load_average();
+            run
+        }
+    };
+    drop(gateway);
+    finish(&opts, &report, &run);
+}
+
+/// Runs the scenarios that drive the app in headless Chromium.
+async fn browser_scenarios(
+    names: &[&str],
+    gateway: &Gateway,
+    dist: &std::path::Path,
+    sizes: Sizes,
+    command: String,
+    report: &mut Report,
+) -> RunInfo {
     let browser = Browser::start().await;
     browser.attach_log("gateway output", gateway.output_handle());
     let page = Page { b: &browser };
@@ -127,24 +175,17 @@ async fn main() {
         .as_str()
         .unwrap_or("unknown")
         .to_string();
-    let command = std::env::var("ARIA_BENCH_COMMAND").unwrap_or_else(|_| {
-        format!(
-            "cargo test --bench bench -- {}",
-            std::env::args().skip(1).collect::<Vec<_>>().join(" ")
-        )
-    });
     let mut run = RunInfo::gather(command, agent);
 
-    let mut report = Report::default();
-    for name in ALL.iter().filter(|n| wants(n)) {
+    for name in names {
         eprintln!("bench: {name}…");
         match *name {
-            "load" => scenarios::load::run(&page, &urls, &dist, sizes, &mut report).await,
-            "decode" => scenarios::decode::run(&page, &urls, sizes, &mut report).await,
-            "stream" => scenarios::stream::run(&page, &urls, sizes, &mut report).await,
-            "flood" => scenarios::flood::run(&page, &urls, sizes, &mut report).await,
-            "thread" => scenarios::thread::run(&page, &urls, sizes, &mut report).await,
-            "jump" => scenarios::jump::run(&page, &urls, sizes, &mut report).await,
+            "load" => scenarios::load::run(&page, &urls, dist, sizes, report).await,
+            "decode" => scenarios::decode::run(&page, &urls, sizes, report).await,
+            "stream" => scenarios::stream::run(&page, &urls, sizes, report).await,
+            "flood" => scenarios::flood::run(&page, &urls, sizes, report).await,
+            "thread" => scenarios::thread::run(&page, &urls, sizes, report).await,
+            "jump" => scenarios::jump::run(&page, &urls, sizes, report).await,
             _ => unreachable!("scenario names are checked in options()"),
         }
     }
@@ -162,10 +203,13 @@ async fn main() {
     );
     run.load_after = report::load_average();
     browser.close().await;
-    drop(gateway);
+    run
+}
 
+/// Prints the table, writes the results file and sets the exit status.
+fn finish(opts: &Options, report: &Report, run: &RunInfo) {
     println!("\n{}", report.table());
-    let markdown = report.markdown(&run);
+    let markdown = report.markdown(run);
     if let Err(e) = std::fs::write(&opts.out, markdown) {
         eprintln!("bench: cannot write {}: {e}", opts.out.display());
         std::process::exit(1);

@@ -37,6 +37,11 @@ pub fn instrumented_dist(dist: &Path, probe_js: &Path) -> TempDir {
         .expect("index.html has a <script> or </head>");
     let html = format!("{}{tag}{}", &html[..at], &html[at..]);
     std::fs::write(&index, html).expect("write index.html");
+    // The build's precompressed copies are of the page without the probe;
+    // the gateway would prefer them.
+    for stale in ["index.html.br", "index.html.gz"] {
+        let _ = std::fs::remove_file(dir.path().join(stale));
+    }
     dir
 }
 

@@ -2,7 +2,10 @@
 //! (`support::fake_gateway`, which resolves requests like the real one):
 //! the card and each answer, several devices, reloads and drops while a
 //! request waits, timeouts and Stop, hostile text, the page title, system
-//! notifications while the tab is hidden, and the progress-draft line.
+//! notifications while the tab is hidden, and the progress-draft line;
+//! and against the real gateway's `/demo approval` scenarios (`demo.rs`),
+//! what the agent does after each answer. A real Hermes run with an
+//! approval is in `e2e_hermes.rs`.
 //!
 //! ```text
 //! trunk build --release --skip-version-check && cargo build -p aria-gateway
@@ -23,6 +26,7 @@ mod support;
 mod e2e_approvals {
     mod answers;
     mod attention;
+    mod demo;
     mod devices;
     mod helpers;
 }

@@ -1,7 +1,8 @@
-//! A browser end-to-end test through the real Hermes Agent 0.19.0: the
-//! reference gateway (`--agent hermes`) serving the real `dist/`, Hermes
-//! (from `scripts/hermes-setup`, in `tools/hermes-venv`) between the gateway
-//! and the scripted fake model of the gateway's tests, headless Chromium in
+//! Browser end-to-end tests through the real Hermes Agent 0.19.0 (a turn
+//! with a tool call; an approval denied, then allowed once): the reference
+//! gateway (`--agent hermes`) serving the real `dist/`, Hermes (from
+//! `scripts/hermes-setup`, in `tools/hermes-venv`) between the gateway and
+//! the scripted fake model of the gateway's tests, headless Chromium in
 //! front. No network.
 //!
 //! ```text
@@ -22,13 +23,15 @@ mod fake_model;
 #[path = "../gateway/tests/support/hermes.rs"]
 mod hermes;
 
+use std::future::Future;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use serde_json::json;
 
-use fake_model::{FakeModel, TOOL_ANSWER};
+use fake_model::{FakeModel, COMMAND_ANSWER, TOOL_ANSWER};
 use hermes::Hermes;
-use support::ui::{send_new_thread, CONNECTED};
+use support::ui::{send, send_new_thread, wait_answers, CONNECTED};
 use support::{run_catching, secs, App, GatewayOpts};
 
 const QUESTION: &str = "Read the note, please.";
@@ -86,6 +89,23 @@ return {
 /// bubble and ends as the model's text, with Hermes named in the footer.
 #[test]
 fn a_hermes_turn_streams_an_answer_after_a_read_file_card() {
+    through_hermes(turn);
+}
+
+/// A `rm -rf` that Hermes flags waits for the user in the thread: denied,
+/// the files stay; allowed once, they are gone.
+#[test]
+fn a_hermes_approval_denied_keeps_the_files_and_allowed_once_removes_them() {
+    through_hermes(approvals);
+}
+
+/// Runs `body` with the options of a gateway whose agent is a real Hermes
+/// (its working directory holding the note) on the fake model; prints
+/// what the model got and Hermes's log if it fails.
+fn through_hermes<Fut>(body: impl FnOnce(GatewayOpts, PathBuf) -> Fut + Send + 'static)
+where
+    Fut: Future<Output = ()>,
+{
     if hermes::skip_requested() {
         eprintln!("ARIA_SKIP_HERMES=1: skipping the browser test against Hermes Agent");
         return;
@@ -112,7 +132,8 @@ fn a_hermes_turn_streams_an_answer_after_a_read_file_card() {
         ],
         ..GatewayOpts::default()
     };
-    let outcome = run_catching(move || turn(opts));
+    let workdir = hermes.workdir();
+    let outcome = run_catching(move || body(opts, workdir));
     if let Err(panic) = outcome {
         eprintln!(
             "== the fake model got {} chat completion request(s)\n== Hermes's log:\n{}",
@@ -123,7 +144,8 @@ fn a_hermes_turn_streams_an_answer_after_a_read_file_card() {
     }
 }
 
-async fn turn(opts: GatewayOpts) {
+async fn turn(opts: GatewayOpts, workdir: PathBuf) {
+    let note = workdir.join("note.txt").display().to_string();
     let app = App::start_with(opts).await;
     let b = &app.browser;
     b.wait_for(CONNECTED, secs(30)).await;
@@ -242,21 +264,132 @@ async fn turn(opts: GatewayOpts) {
         .await;
     }
 
-    // Opened, the card names its tool (Hermes's run events carry no
-    // arguments, so there are none to show).
+    // Opened, the card names its tool and shows its arguments (which the
+    // gateway reads from Hermes's transcript: the run's events have none).
     if !b.exists(".tool-card .tool-detail").await {
         b.click(".tool-card .tool-line").await;
     }
     b.wait_for(".tool-card .tool-detail .tool-name", secs(10))
         .await;
     let name = b.text_of(".tool-card .tool-name").await;
-    if name.trim() != "read_file" {
+    let args = b.text_of(".tool-card .tool-args").await;
+    let args: serde_json::Value = serde_json::from_str(&args).unwrap_or_default();
+    if name.trim() != "read_file" || args != json!({"path": note}) {
         b.fail(&format!(
-            "the opened card should name read_file, got {name:?}"
+            "the opened card should name read_file with the note's path {note:?}: \
+             {name:?} {args}"
         ))
         .await;
     }
 
     eprintln!("streamed texts seen: {texts:?}; tool card states: {states:?}");
     app.finish().await;
+}
+
+/// Denied, then allowed once: the same `rm -rf` of a directory in Hermes's
+/// working directory, asked in the thread each time.
+async fn approvals(opts: GatewayOpts, workdir: PathBuf) {
+    let victim = workdir.join("victim");
+    std::fs::create_dir_all(&victim).expect("make the victim");
+    std::fs::write(victim.join("keep.txt"), "precious\n").expect("fill the victim");
+    let command = format!("rm -rf {}", victim.display());
+    let ask = format!("[fake-terminal] {command}");
+
+    let app = App::start_with(opts).await;
+    let b = &app.browser;
+    b.wait_for(CONNECTED, secs(30)).await;
+    // From the landing page the first message starts a thread.
+    send_new_thread(b, &ask).await;
+    answer_hermes(b, &command, "deny", "Denied").await;
+    wait_answers(b, 1).await;
+    check_command_turn(b, &command, "failed", "not run: denied").await;
+    assert!(victim.exists(), "a denied rm ran");
+
+    send(b, &ask).await;
+    answer_hermes(b, &command, "once", "Allowed once").await;
+    wait_answers(b, 2).await;
+    check_command_turn(b, &command, "ok", "").await;
+    assert!(!victim.exists(), "an allowed rm did not run");
+    assert_eq!(b.count("[data-testid=approval]").await, 2);
+    app.finish().await;
+}
+
+/// Waits (as long as a cold Hermes needs) for the pending request of
+/// `command`, checks what it offers, answers `choice` and waits until the
+/// card reads `said`.
+async fn answer_hermes(b: &support::Browser, command: &str, choice: &str, said: &str) {
+    let pending = "[data-testid=approval][data-state=pending]";
+    b.wait_for(pending, secs(120)).await;
+    let shown = b.text_of(&format!("{pending} .approval-command")).await;
+    // Hermes's `session` lasts for its run only, so the gateway does not offer it.
+    let labels = b
+        .texts_of(&format!("{pending} .approval-choices button"))
+        .await;
+    if shown != command || labels != ["Allow once", "Always allow", "Deny"] {
+        b.fail(&format!(
+            "want a request of {command:?} offering once, always and deny: {shown:?} {labels:?}"
+        ))
+        .await;
+    }
+    b.click(&format!("{pending} button[data-choice={choice}]"))
+        .await;
+    let resolved = "[data-testid=approval][data-state=resolved]";
+    b.poll(
+        &format!("a request resolved {said:?}"),
+        secs(30),
+        || async {
+            let lines = b
+                .texts_of(&format!("{resolved} [data-testid=approval-outcome]"))
+                .await;
+            (lines.last().map(String::as_str) == Some(said)).then_some(())
+        },
+    )
+    .await;
+}
+
+/// The last turn: its `terminal` card of `command` in `state` with
+/// `output`, then the model's answer.
+async fn check_command_turn(b: &support::Browser, command: &str, state: &str, output: &str) {
+    let v = b
+        .js(
+            "const c = Array.from(document.querySelectorAll('.tool-card')).pop(); \
+             const a = Array.from(document.querySelectorAll('.msg-assistant .msg-body')).pop(); \
+             if (c && !c.classList.contains('open')) c.querySelector('.tool-line').click(); \
+             return [c && c.getAttribute('data-state'), c && c.querySelector('.tool-text').textContent, \
+                     a && a.textContent.trim()];",
+            vec![],
+        )
+        .await;
+    let out = b
+        .poll("the terminal card's output", secs(10), || async {
+            b.js(
+                "const c = Array.from(document.querySelectorAll('.tool-card')).pop(); \
+                 const o = c && c.querySelector('.tool-output'); \
+                 const none = c && c.querySelector('.tool-detail .muted'); \
+                 const args = c && c.querySelector('.tool-args'); \
+                 return o ? [o.textContent || (none ? none.textContent : ''), args.textContent] : null;",
+                vec![],
+            )
+            .await
+            .as_array()
+            .map(|v| (v[0].as_str().unwrap_or_default().to_string(), v[1].clone()))
+        })
+        .await;
+    let (out, args) = out;
+    let args: serde_json::Value =
+        serde_json::from_str(args.as_str().unwrap_or_default()).unwrap_or_default();
+    let want_out = if output.is_empty() {
+        "(no output)"
+    } else {
+        output
+    };
+    let line_ok = v[1].as_str().is_some_and(|l| l.contains("rm -rf"));
+    let args_ok = args == json!({ "command": command });
+    if v[0] != state || !line_ok || !args_ok || v[2] != COMMAND_ANSWER || out != want_out {
+        b.fail(&format!(
+            "want the terminal card {state} of {command:?} with output {want_out:?}, then \
+             {COMMAND_ANSWER:?}: {v} args {args} output {out:?}"
+        ))
+        .await;
+    }
 }

@@ -5,6 +5,7 @@ pub mod decode;
 pub mod flood;
 pub mod jump;
 pub mod load;
+pub mod search;
 pub mod stream;
 pub mod thread;
 
@@ -24,6 +25,8 @@ pub struct Sizes {
     pub decode_turns: usize,
     /// Page loads timed.
     pub loads: usize,
+    /// Rounds of the search scenario's queries.
+    pub search_rounds: usize,
 }
 
 impl Sizes {
@@ -34,6 +37,7 @@ impl Sizes {
         scroll_items: 5_000,
         decode_turns: 10_000,
         loads: 5,
+        search_rounds: 6,
     };
 
     pub const SMOKE: Sizes = Sizes {
@@ -43,6 +47,7 @@ impl Sizes {
         scroll_items: 150,
         decode_turns: 200,
         loads: 1,
+        search_rounds: 1,
     };
 }
 

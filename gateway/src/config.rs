@@ -55,10 +55,13 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// The built web client, served for every path but `/ws`.
     pub static_dir: PathBuf,
-    /// Origins allowed to open `/ws` (e.g. `https://chat.example.org`); empty
-    /// allows any. Requests without an `Origin` header (non-browser clients)
-    /// are always allowed.
+    /// Origins besides the gateway's own allowed to open `/ws` (e.g.
+    /// `https://chat.example.org`). Requests without an `Origin` header
+    /// (non-browser clients) are always allowed (`origin_policy.rs`).
     pub allowed_origins: Vec<String>,
+    /// Host names besides loopback names and the bound IP that browsers may
+    /// reach the gateway by (e.g. `chat.example.org` behind a proxy).
+    pub allowed_hosts: Vec<String>,
     pub agent: AgentKind,
     /// Settings of the `openai` agent.
     pub openai: OpenAiConfig,
@@ -100,6 +103,7 @@ impl Config {
             data_dir: PathBuf::from("aria-data"),
             static_dir: PathBuf::from("dist"),
             allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
             agent: AgentKind::Demo,
             openai: OpenAiConfig {
                 base_url: DEFAULT_OPENAI_URL.to_string(),
@@ -131,18 +135,28 @@ pub struct Cli {
     /// Address to listen on; port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
-    /// Shared secret clients must present; empty or absent disables auth.
+    /// Shared secret clients must present; empty or absent disables auth
+    /// (allowed only on a loopback address).
     #[arg(long, env = "ARIA_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// Without a token: use the one stored in the data dir, making a random
+    /// one (printed once) if there is none.
+    #[arg(long)]
+    pub generate_token: bool,
     /// Directory of the SQLite outbox log (created if missing).
     #[arg(long, default_value = "./aria-data")]
     pub data_dir: PathBuf,
     /// Directory of the built web client.
     #[arg(long, default_value = "dist")]
     pub static_dir: PathBuf,
-    /// Origin allowed to open the WebSocket (repeatable); default: any.
+    /// Origin besides the gateway's own allowed to open the WebSocket
+    /// (repeatable).
     #[arg(long = "allowed-origin", value_name = "URL")]
     pub allowed_origins: Vec<String>,
+    /// Host name besides loopback names and the bound IP that browsers may
+    /// use to reach the gateway (repeatable).
+    #[arg(long = "allowed-host", value_name = "NAME")]
+    pub allowed_hosts: Vec<String>,
     /// Agent answering messages.
     #[arg(long, value_enum, default_value_t = AgentKind::Demo)]
     pub agent: AgentKind,
@@ -204,6 +218,7 @@ impl From<Cli> for Config {
             data_dir: cli.data_dir,
             static_dir: cli.static_dir,
             allowed_origins: cli.allowed_origins,
+            allowed_hosts: cli.allowed_hosts,
             agent: cli.agent,
             openai: OpenAiConfig {
                 base_url: cli
@@ -240,6 +255,8 @@ mod tests {
             "http://a",
             "--allowed-origin",
             "http://b",
+            "--allowed-host",
+            "box.lan",
             "--demo-delay-ms",
             "1",
             "--approval-timeout-secs",
@@ -249,6 +266,7 @@ mod tests {
         assert_eq!(config.addr.port(), 0);
         assert_eq!(config.token, None, "an empty token disables auth");
         assert_eq!(config.allowed_origins, ["http://a", "http://b"]);
+        assert_eq!(config.allowed_hosts, ["box.lan"]);
         assert_eq!(config.demo_delay, Duration::from_millis(1));
         assert_eq!(config.approval_timeout, Duration::from_secs(7));
     }

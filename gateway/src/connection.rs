@@ -1,6 +1,7 @@
 //! One WebSocket: the `hello` handshake, then frames in and out until either
 //! side closes.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -11,6 +12,7 @@ use aria_protocol::{
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 
 use crate::app::App;
+use crate::hello_throttle::Attempt;
 use crate::hub::{ConnId, Outgoing};
 use crate::rate_limit::{TokenBucket, BURST, FRAMES_PER_SEC};
 use crate::requests::{self, RequestError};
@@ -29,8 +31,9 @@ const CLOSE_TRY_AGAIN: u16 = 1013;
 /// `server` of `ready`.
 pub const SERVER_NAME: &str = concat!("aria-gateway/", env!("CARGO_PKG_VERSION"));
 
-pub async fn run(app: Arc<App>, mut socket: WebSocket) {
-    let Some(hello) = handshake(&app, &mut socket).await else {
+/// Serves one socket from the client at `peer`.
+pub async fn run(app: Arc<App>, mut socket: WebSocket, peer: IpAddr) {
+    let Some(hello) = handshake(&app, &mut socket, peer).await else {
         return;
     };
     let device_id = hello.device_id;
@@ -65,8 +68,9 @@ pub async fn run(app: Arc<App>, mut socket: WebSocket) {
 }
 
 /// Waits for a valid `hello`. Frames before it get `bad_request` (the socket
-/// stays open); a wrong token or protocol gets its error and close code.
-async fn handshake(app: &App, socket: &mut WebSocket) -> Option<Hello> {
+/// stays open); a wrong token or protocol gets its error and close code, and
+/// so does any `hello` from an address that sent too many wrong tokens.
+async fn handshake(app: &App, socket: &mut WebSocket, peer: IpAddr) -> Option<Hello> {
     let deadline = tokio::time::Instant::now() + HELLO_TIMEOUT;
     loop {
         let text = match tokio::time::timeout_at(deadline, socket.recv()).await {
@@ -81,23 +85,49 @@ async fn handshake(app: &App, socket: &mut WebSocket) -> Option<Hello> {
         let error = match decode(&text) {
             Err(e) => e,
             Ok(ClientFrame::Hello(hello)) => {
-                if !app.token_ok(hello.token.as_deref()) {
-                    let e = RequestError::new(
-                        ErrorCode::Unauthorized,
-                        "The token is missing or wrong.",
-                    );
-                    send_frame(socket, &e.into_frame()).await;
-                    close(socket, CLOSE_UNAUTHORIZED, "unauthorized").await;
-                    return None;
-                }
-                if hello.protocol != PROTOCOL_VERSION {
-                    let message = format!(
-                        "This gateway speaks protocol {PROTOCOL_VERSION}, not {}.",
-                        hello.protocol
-                    );
-                    let e = RequestError::new(ErrorCode::UnsupportedProtocol, message);
-                    send_frame(socket, &e.into_frame()).await;
-                    close(socket, CLOSE_UNSUPPORTED_PROTOCOL, "unsupported protocol").await;
+                let token = hello.token.as_deref();
+                let refusal = match app
+                    .hello_throttle
+                    .attempt(peer, Instant::now(), || app.token_ok(token))
+                {
+                    Attempt::Accepted if hello.protocol == PROTOCOL_VERSION => None,
+                    Attempt::Accepted => Some((
+                        RequestError::new(
+                            ErrorCode::UnsupportedProtocol,
+                            format!(
+                                "This gateway speaks protocol {PROTOCOL_VERSION}, not {}.",
+                                hello.protocol
+                            ),
+                        ),
+                        CLOSE_UNSUPPORTED_PROTOCOL,
+                        "unsupported protocol",
+                    )),
+                    Attempt::Refused => {
+                        tracing::warn!(%peer, "refused hello: wrong or missing token");
+                        Some((
+                            RequestError::new(
+                                ErrorCode::Unauthorized,
+                                "The token is missing or wrong.",
+                            ),
+                            CLOSE_UNAUTHORIZED,
+                            "unauthorized",
+                        ))
+                    }
+                    Attempt::Blocked => {
+                        tracing::warn!(%peer, "refused hello: too many wrong tokens");
+                        Some((
+                            RequestError::new(
+                                ErrorCode::RateLimited,
+                                "Too many wrong tokens from this address; try again in a minute.",
+                            ),
+                            CLOSE_TRY_AGAIN,
+                            "too many wrong tokens",
+                        ))
+                    }
+                };
+                if let Some((error, code, reason)) = refusal {
+                    send_frame(socket, &error.into_frame()).await;
+                    close(socket, code, reason).await;
                     return None;
                 }
                 return Some(hello);

@@ -1,10 +1,11 @@
 //! `aria-gateway`: the CLI around [`aria_gateway::serve`].
 
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
 use std::str::FromStr;
 
-use aria_gateway::{seed_channel, serve, Cli, Config, SEEDED_CHANNEL};
+use aria_gateway::{load_or_create_token, seed_channel, serve, Cli, Config, SEEDED_CHANNEL};
 use clap::Parser;
 use tracing_subscriber::filter::LevelFilter;
 
@@ -24,8 +25,21 @@ async fn main() -> ExitCode {
 
     let cli = Cli::parse();
     if let Some(items) = cli.seed.seed_channel {
+        let started = std::time::Instant::now();
         match seed_channel(&cli.data_dir, items) {
-            Ok(true) => tracing::info!(items, channel = SEEDED_CHANNEL, "seeded a channel"),
+            Ok(true) => {
+                // The bench reads `per_sec`: the log's bulk append rate,
+                // search index included.
+                let secs = started.elapsed().as_secs_f64();
+                let per_sec = (items as f64 / secs.max(1e-9)).round();
+                tracing::info!(
+                    items,
+                    channel = SEEDED_CHANNEL,
+                    secs,
+                    per_sec,
+                    "seeded a channel"
+                );
+            }
             Ok(false) => tracing::info!(channel = SEEDED_CHANNEL, "seeded channel already exists"),
             Err(e) => {
                 eprintln!("aria-gateway: cannot seed {SEEDED_CHANNEL}: {e}");
@@ -33,7 +47,20 @@ async fn main() -> ExitCode {
             }
         }
     }
-    let config = Config::from(cli);
+    let generate_token = cli.generate_token;
+    let mut config = Config::from(cli);
+    if generate_token && config.token.is_none() {
+        match stored_token(&config.data_dir) {
+            Ok(token) => config.token = Some(token),
+            Err(e) => {
+                eprintln!(
+                    "aria-gateway: cannot make or read the token in {}: {e}",
+                    config.data_dir.display()
+                );
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     let server = match serve(config).await {
         Ok(server) => server,
         Err(e) => {
@@ -52,6 +79,22 @@ async fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// `--generate-token`: the data dir's token, shown only when just made
+/// (on stderr: stdout stays the one "listening on" line).
+fn stored_token(data_dir: &Path) -> std::io::Result<String> {
+    let stored = load_or_create_token(data_dir)?;
+    if stored.created {
+        eprintln!(
+            "aria-gateway: new token (stored in {}): {}",
+            stored.path.display(),
+            stored.token
+        );
+    } else {
+        tracing::info!(file = %stored.path.display(), "using the stored token");
+    }
+    Ok(stored.token)
 }
 
 /// Ctrl-C, or SIGTERM on Unix (what service managers and `kill` send).

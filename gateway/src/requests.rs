@@ -25,6 +25,7 @@ pub struct RequestError {
     channel_id: Option<String>,
     client_msg_id: Option<String>,
     request_id: Option<String>,
+    query: Option<String>,
 }
 
 impl RequestError {
@@ -35,10 +36,11 @@ impl RequestError {
             channel_id: None,
             client_msg_id: None,
             request_id: None,
+            query: None,
         }
     }
 
-    fn not_found(channel_id: &str) -> Self {
+    pub(crate) fn not_found(channel_id: &str) -> Self {
         Self::new(
             ErrorCode::NotFound,
             format!("There is no channel {channel_id}."),
@@ -46,7 +48,7 @@ impl RequestError {
         .in_channel(Some(channel_id))
     }
 
-    fn in_channel(mut self, channel_id: Option<&str>) -> Self {
+    pub(crate) fn in_channel(mut self, channel_id: Option<&str>) -> Self {
         self.channel_id = channel_id.map(str::to_string);
         self
     }
@@ -61,8 +63,14 @@ impl RequestError {
         self
     }
 
+    /// An error about a `search` carries its query (§10).
+    pub(crate) fn for_query(mut self, query: &str) -> Self {
+        self.query = Some(query.to_string());
+        self
+    }
+
     /// Maps a store failure; `channel_id` names the channel a not-found is about.
-    fn from_store(e: StoreError, channel_id: Option<&str>) -> Self {
+    pub(crate) fn from_store(e: StoreError, channel_id: Option<&str>) -> Self {
         match (e, channel_id) {
             (StoreError::NotFound, Some(id)) => Self::not_found(id),
             (e, _) => {
@@ -80,7 +88,7 @@ impl RequestError {
             channel_id: self.channel_id,
             client_msg_id: self.client_msg_id,
             request_id: self.request_id,
-            query: None,
+            query: self.query,
         })
     }
 }
@@ -102,10 +110,7 @@ pub async fn handle(app: &Arc<App>, conn: ConnId, device_id: &str, frame: Client
         ClientFrame::MessageSend(req) => message_send(app, conn, req).await,
         ClientFrame::TurnCancel(req) => turn_cancel(app, req).await,
         ClientFrame::ApprovalRespond(req) => approval_respond(app, conn, device_id, req).await,
-        ClientFrame::Search(_) => Err(RequestError::new(
-            ErrorCode::Unsupported,
-            "This gateway does not support that yet.",
-        )),
+        ClientFrame::Search(req) => crate::search::search(app, conn, req).await,
         // A second hello changes nothing; unknown types are ignored (§1).
         ClientFrame::Hello(_) | ClientFrame::Unknown => Ok(()),
     };
@@ -192,19 +197,19 @@ async fn history_get(app: &Arc<App>, conn: ConnId, req: HistoryGet) -> Result<()
         RequestError::new(ErrorCode::BadRequest, m).in_channel(Some(&req.channel_id))
     })?;
     let channel_id = req.channel_id.clone();
-    let (items, has_more) = app
+    let page = app
         .outbox
         .run(move |store, _| store.page(&channel_id, &query))
         .await
         .map_err(|e| RequestError::from_store(e, Some(&req.channel_id)))?;
     let page = History {
         channel_id: req.channel_id,
-        items,
-        has_more,
-        has_newer: req.after.map(|_| has_more),
+        items: page.items,
+        has_more: page.has_more,
+        has_newer: page.has_newer,
         before: req.before,
         after: req.after,
-        around: None,
+        around: req.around,
     };
     app.outbox.hub().reply(conn, &ServerFrame::History(page));
     Ok(())

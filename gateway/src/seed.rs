@@ -148,10 +148,11 @@ mod tests {
             limit: Some(200),
         })
         .expect("query");
-        let (items, more) = store.page(SEEDED_CHANNEL, &query).expect("page");
+        let page = store.page(SEEDED_CHANNEL, &query).expect("page");
+        let items = page.items;
         let seqs: Vec<u64> = items.iter().filter_map(HistoryItem::seq).collect();
         assert_eq!(seqs, (1..=23).collect::<Vec<_>>());
-        assert!(!more);
+        assert!(!page.has_more);
         assert!(matches!(&items[0], HistoryItem::Message(m) if m.role == Role::User));
         assert!(matches!(&items[4], HistoryItem::Message(m) if m.role == Role::Assistant));
     }

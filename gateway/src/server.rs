@@ -8,22 +8,24 @@ use std::time::Duration;
 
 use aria_protocol::MAX_FRAME_BYTES;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::State;
-use axum::handler::HandlerWithoutStateExt;
-use axum::http::header::{CONTENT_TYPE, ORIGIN};
-use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::extract::{ConnectInfo, State};
+use axum::http::header::{HOST, ORIGIN};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use tower_http::services::ServeDir;
 
 use crate::app::App;
 use crate::config::Config;
 use crate::connection;
+use crate::origin_policy::{InvalidEntry, OriginPolicy, Refusal};
 use crate::outbox::Outbox;
+use crate::security_headers::{self, SecurityHeaders};
+use crate::static_files;
 use crate::store::Store;
 
 /// Hard cap of one WebSocket message. Frames between [`MAX_FRAME_BYTES`] and
@@ -34,13 +36,15 @@ const WS_MESSAGE_CAP: usize = 4 * MAX_FRAME_BYTES;
 /// How long shutdown waits for cancelled turns to wrap up.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
-/// Shown at `/` when `--static-dir` holds no built client.
-const CLIENT_NOT_BUILT: &str = "aria-gateway is running, but the web client is not built.\n\n\
-Build it with `trunk build --release` in the aria-web checkout and start the gateway with\n\
-`--static-dir dist` (the directory holding index.html). The WebSocket endpoint is /ws.\n";
-
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    #[error(
+        "refusing to listen on {0} without a token, as anyone on the network could use the \
+         agent: set one with --token or ARIA_TOKEN, or let --generate-token make one"
+    )]
+    OpenToNetwork(SocketAddr),
+    #[error(transparent)]
+    Policy(#[from] InvalidEntry),
     #[error("cannot open the outbox log in {dir}: {reason}")]
     Store { dir: PathBuf, reason: String },
     #[error("cannot listen on {addr}: {source}")]
@@ -91,6 +95,14 @@ impl RunningServer {
 /// Opens the log in `config.data_dir`, binds `config.addr` and serves until
 /// [`RunningServer::shutdown`].
 pub async fn serve(config: Config) -> Result<RunningServer, ServeError> {
+    if config.token.is_none() && !config.addr.ip().is_loopback() {
+        return Err(ServeError::OpenToNetwork(config.addr));
+    }
+    let policy = OriginPolicy::new(
+        config.addr.ip(),
+        &config.allowed_origins,
+        &config.allowed_hosts,
+    )?;
     let store = Store::open(&config.data_dir).map_err(|e| ServeError::Store {
         dir: config.data_dir.clone(),
         reason: e.to_string(),
@@ -105,7 +117,12 @@ pub async fn serve(config: Config) -> Result<RunningServer, ServeError> {
     };
     let listener = TcpListener::bind(config.addr).await.map_err(bind_error)?;
     let addr = listener.local_addr().map_err(bind_error)?;
-    let router = router(Arc::clone(&app), &config.static_dir);
+    let state = Upgrades {
+        app: Arc::clone(&app),
+        policy: Arc::new(policy),
+    };
+    let router =
+        router(state, &config.static_dir).into_make_service_with_connect_info::<SocketAddr>();
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         axum::serve(listener, router)
@@ -124,45 +141,47 @@ pub async fn serve(config: Config) -> Result<RunningServer, ServeError> {
     })
 }
 
-fn router(app: Arc<App>, static_dir: &Path) -> Router {
-    let files = ServeDir::new(static_dir).fallback(file_not_found.into_service());
+/// What the `/ws` handler needs.
+#[derive(Clone)]
+struct Upgrades {
+    app: Arc<App>,
+    policy: Arc<OriginPolicy>,
+}
+
+fn router(state: Upgrades, static_dir: &Path) -> Router {
+    let headers = Arc::new(SecurityHeaders::for_client(static_dir));
+    let files = static_files::router(static_dir).layer(middleware::map_response_with_state(
+        headers,
+        security_headers::add,
+    ));
     Router::new()
         .route("/ws", get(upgrade))
+        .with_state(state)
         .fallback_service(files)
-        .with_state(app)
 }
 
 async fn upgrade(
-    State(app): State<Arc<App>>,
+    State(state): State<Upgrades>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
-    // An Origin header that is not valid text matches no allowed origin.
-    let origin = headers.get(ORIGIN).map(|v| v.to_str().unwrap_or_default());
-    if !app.origin_allowed(origin) {
-        tracing::warn!(
-            origin = origin.unwrap_or_default(),
-            "refused WebSocket from origin"
-        );
+    // A header that is not valid text matches nothing allowed.
+    let text = |name| headers.get(name).map(|v| v.to_str().unwrap_or_default());
+    if let Err(refusal) = state.policy.check(text(HOST), text(ORIGIN)) {
+        let what = match &refusal {
+            Refusal::Host(_) => "This host name",
+            Refusal::Origin(_) => "This origin",
+        };
+        tracing::warn!(%peer, "refused WebSocket: {refusal}");
         return (
             StatusCode::FORBIDDEN,
-            "This origin may not open the gateway's WebSocket.\n",
+            format!("{what} may not open the gateway's WebSocket.\n"),
         )
             .into_response();
     }
+    let app = state.app;
     ws.max_message_size(WS_MESSAGE_CAP)
         .max_frame_size(WS_MESSAGE_CAP)
-        .on_upgrade(move |socket| connection::run(app, socket))
-}
-
-async fn file_not_found(uri: Uri) -> Response {
-    if uri.path() == "/" {
-        (
-            [(CONTENT_TYPE, "text/plain; charset=utf-8")],
-            CLIENT_NOT_BUILT,
-        )
-            .into_response()
-    } else {
-        (StatusCode::NOT_FOUND, "Not found.\n").into_response()
-    }
+        .on_upgrade(move |socket| connection::run(app, socket, peer.ip()))
 }

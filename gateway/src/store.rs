@@ -10,7 +10,8 @@ use aria_protocol::{ApprovalItem, Channel, CommentaryItem, HistoryItem, MessageI
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::clock::now_ms;
-use crate::history::{Anchor, PageQuery};
+use crate::history::{Anchor, Page, PageQuery};
+use crate::search_index::{self, SearchPage, SearchQuery};
 use crate::title::preview;
 
 /// File name of the database inside `--data-dir`.
@@ -134,13 +135,16 @@ impl Store {
     /// Opens (creating if needed) `aria.sqlite3` in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
         std::fs::create_dir_all(data_dir)?;
-        let conn = Connection::open(data_dir.join(DB_FILE))?;
+        let mut conn = Connection::open(data_dir.join(DB_FILE))?;
         // WAL + NORMAL: a committed row survives a killed process (only an OS
         // crash can lose the last commits), without an fsync per item.
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
+        if let Some(items) = search_index::ensure(&mut conn)? {
+            tracing::info!(items, "built the search index from the log");
+        }
         Ok(Self { conn })
     }
 
@@ -229,6 +233,7 @@ impl Store {
         }
         tx.execute("DELETE FROM log WHERE channel_id = ?1", [channel_id])?;
         tx.execute("DELETE FROM approvals WHERE channel_id = ?1", [channel_id])?;
+        search_index::remove_channel(&tx, channel_id)?;
         tx.commit()?;
         Ok(())
     }
@@ -238,7 +243,8 @@ impl Store {
         let tx = self.conn.transaction()?;
         let seq = last_seq(&tx, channel_id)? + 1;
         item.set_seq(seq);
-        let json = serde_json::to_string(&item.history_item())?;
+        let logged = item.history_item();
+        let json = serde_json::to_string(&logged)?;
         tx.execute(
             INSERT_ITEM,
             params![channel_id, seq, json, item.client_msg_id()],
@@ -246,6 +252,7 @@ impl Store {
         if let Some(request_id) = item.request_id() {
             tx.execute(INSERT_APPROVAL, params![request_id, channel_id, seq])?;
         }
+        search_index::add(&tx, channel_id, seq, &logged)?;
         advance_channel(&tx, channel_id, seq, item.preview())?;
         tx.commit()?;
         Ok(item)
@@ -292,6 +299,7 @@ impl Store {
                 };
                 let json = serde_json::to_string(&item)?;
                 insert.execute(params![channel_id, seq, json, client_msg_id])?;
+                search_index::add(&tx, channel_id, seq, &item)?;
             }
         }
         advance_channel(&tx, channel_id, seq, last_preview.as_deref().map(preview))?;
@@ -347,40 +355,68 @@ impl Store {
             .transpose()
     }
 
-    /// One `history` page of a channel and its `has_more` flag.
+    /// One `history` page of a channel.
     pub fn page(
         &self,
         channel_id: &str,
         query: &PageQuery,
-    ) -> Result<(Vec<HistoryItem>, bool), StoreError> {
+    ) -> Result<Page<HistoryItem>, StoreError> {
         self.channel(channel_id)?;
         // SQLite integers are i64; a bound past that range means "no bound".
         let bound = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
         let (sql, anchor) = match query.anchor {
-            Anchor::Newest => (
-                "SELECT item FROM log WHERE channel_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3",
-                i64::MAX,
-            ),
-            Anchor::Before(n) => (
-                "SELECT item FROM log WHERE channel_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3",
-                bound(n),
-            ),
-            Anchor::After(n) => (
-                "SELECT item FROM log WHERE channel_id = ?1 AND seq > ?2 ORDER BY seq ASC LIMIT ?3",
-                bound(n),
-            ),
+            Anchor::Newest => (OLDER, i64::MAX),
+            Anchor::Before(n) => (OLDER, bound(n)),
+            Anchor::After(n) => (NEWER, bound(n).saturating_add(1)),
+            Anchor::Around(n) => {
+                let older = self.rows(OLDER, channel_id, bound(n), query.older_fetch_count())?;
+                let newer = self.rows(NEWER, channel_id, bound(n), query.fetch_count())?;
+                return Ok(query.finish_around(older, newer));
+            }
         };
+        Ok(query.finish(self.rows(sql, channel_id, anchor, query.fetch_count())?))
+    }
+
+    /// Up to `count` decoded items of a channel from one of [`OLDER`] or
+    /// [`NEWER`].
+    fn rows(
+        &self,
+        sql: &str,
+        channel_id: &str,
+        anchor: i64,
+        count: u32,
+    ) -> Result<Vec<HistoryItem>, StoreError> {
         let mut stmt = self.conn.prepare_cached(sql)?;
-        let rows = stmt.query_map(params![channel_id, anchor, query.fetch_count()], |r| {
+        let rows = stmt.query_map(params![channel_id, anchor, count], |r| {
             r.get::<_, String>(0)
         })?;
         let mut items = Vec::new();
         for json in rows {
             items.push(HistoryItem::decode(&json?)?);
         }
-        Ok(query.finish(items))
+        Ok(items)
+    }
+
+    #[cfg(test)]
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// One page of search hits (§10), of one channel or of all.
+    pub fn search(&self, query: &SearchQuery) -> Result<SearchPage, StoreError> {
+        if let Some(channel_id) = &query.channel_id {
+            self.channel(channel_id)?;
+        }
+        search_index::search(&self.conn, query)
     }
 }
+
+/// Items with `seq < ?2`, newest first.
+const OLDER: &str =
+    "SELECT item FROM log WHERE channel_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
+/// Items with `seq >= ?2`, oldest first.
+const NEWER: &str =
+    "SELECT item FROM log WHERE channel_id = ?1 AND seq >= ?2 ORDER BY seq ASC LIMIT ?3";
 
 const INSERT_ITEM: &str =
     "INSERT INTO log (channel_id, seq, item, client_msg_id) VALUES (?1, ?2, ?3, ?4)";
@@ -458,6 +494,11 @@ mod tests {
         .expect("valid query")
     }
 
+    fn page_seqs(page: &Page<HistoryItem>) -> (Vec<u64>, bool) {
+        let seqs = page.items.iter().filter_map(HistoryItem::seq).collect();
+        (seqs, page.has_more)
+    }
+
     #[test]
     fn append_assigns_consecutive_seqs_and_pages() {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -473,16 +514,25 @@ mod tests {
         assert_eq!(channel.last_seq, 5);
         assert_eq!(channel.preview.as_deref(), Some("m4"));
 
-        let (items, more) = store.page("c1", &query(None, None, 2)).expect("page");
-        let seqs: Vec<_> = items.iter().filter_map(HistoryItem::seq).collect();
-        assert_eq!((seqs, more), (vec![4, 5], true));
-        let (items, more) = store.page("c1", &query(None, Some(3), 10)).expect("page");
-        let seqs: Vec<_> = items.iter().filter_map(HistoryItem::seq).collect();
-        assert_eq!((seqs, more), (vec![4, 5], false));
-        let (items, _) = store
+        let page = store.page("c1", &query(None, None, 2)).expect("page");
+        assert_eq!(page_seqs(&page), (vec![4, 5], true));
+        let page = store.page("c1", &query(None, Some(3), 10)).expect("page");
+        assert_eq!(page_seqs(&page), (vec![4, 5], false));
+        let page = store
             .page("c1", &query(Some(u64::MAX), None, 200))
             .expect("page");
-        assert_eq!(items.len(), 5);
+        assert_eq!(page.items.len(), 5);
+        let around = PageQuery::from_request(&HistoryGet {
+            channel_id: String::new(),
+            before: None,
+            after: None,
+            around: Some(3),
+            limit: Some(3),
+        })
+        .expect("valid query");
+        let page = store.page("c1", &around).expect("page");
+        assert_eq!(page_seqs(&page), (vec![2, 3, 4], true));
+        assert_eq!(page.has_newer, Some(true));
     }
 
     #[test]
@@ -579,7 +629,10 @@ mod tests {
         assert_eq!((channel.as_str(), found.seq), ("c1", 2));
         assert_eq!(found.command.as_deref(), Some("rm -rf ./build"));
         assert!(store.find_approval("a2").expect("query").is_none());
-        let (items, _) = store.page("c1", &query(None, None, 10)).expect("page");
+        let items = store
+            .page("c1", &query(None, None, 10))
+            .expect("page")
+            .items;
         assert!(matches!(&items[1], HistoryItem::Approval(a) if a.request_id == "a1"));
         store.delete_channel("c1").expect("delete");
         assert!(store.find_approval("a1").expect("query").is_none());

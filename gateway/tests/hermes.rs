@@ -116,6 +116,7 @@ async fn approval_turn(
     let start = of_type(&frames, "tool.start");
     assert_eq!(start.len(), 1, "{frames:#?}");
     assert_eq!(start[0]["preview"], command);
+    assert_eq!(start[0]["args"], json!({"command": command}));
     client
         .send(json!({
             "type": "approval.respond",
@@ -201,8 +202,9 @@ async fn turns_through_real_hermes() {
     let start = of_type(&frames, "tool.start");
     assert_eq!(start.len(), 1, "{kinds:?}\n{}", hermes.log());
     assert_eq!(start[0]["name"], "read_file");
-    // Hermes's run events carry the preview, not the arguments.
     assert_eq!(start[0]["preview"], "note.txt");
+    // The run's events carry no arguments: they come from the transcript.
+    assert_eq!(start[0]["args"], json!({"path": note}), "{}", hermes.log());
     let end = of_type(&frames, "tool.end");
     assert_eq!(end.len(), 1, "{kinds:?}");
     assert_eq!(end[0]["index"], start[0]["index"]);

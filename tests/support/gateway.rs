@@ -76,6 +76,8 @@ impl Gateway {
         if let Some(token) = &opts.token {
             cmd.arg("--token").arg(token);
         }
+        // Pages served by the test binary's static server talk to it too.
+        cmd.arg("--allowed-origin").arg(super::page::page_origin());
         cmd.args(&opts.extra_args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

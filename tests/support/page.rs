@@ -7,14 +7,29 @@
 //! page's own): `open` and `second_browser` answer yes, with "remember",
 //! for any `ws://` address, so a reload connects at once.
 
+use std::sync::OnceLock;
+
 use super::ui::answer_link_prompt;
 use super::{exclusive, paths, Browser, StaticServer};
+
+/// The one static server of the test binary, started on first use. A real
+/// gateway accepts a page's WebSocket only from its own origin or one it
+/// allows, so [`Gateway::start`](super::Gateway::start) allows this one.
+pub fn page_server() -> &'static StaticServer {
+    static SERVER: OnceLock<StaticServer> = OnceLock::new();
+    SERVER.get_or_init(|| StaticServer::serve(paths::dist_path()))
+}
+
+/// `http://127.0.0.1:PORT` of [`page_server`].
+pub fn page_origin() -> String {
+    page_server().url().trim_end_matches('/').to_string()
+}
 
 /// A browser with the app served by a static server, holding the suite's
 /// browser lock.
 pub struct Page {
     pub browser: Browser,
-    pub server: StaticServer,
+    pub server: &'static StaticServer,
     _turn: tokio::sync::OwnedMutexGuard<()>,
 }
 
@@ -22,7 +37,8 @@ impl Page {
     /// Opens the app at `#<hash>` talking to `gateway_ws`.
     pub async fn open(gateway_ws: &str, hash: &str) -> Page {
         let turn = exclusive().await;
-        let server = StaticServer::serve(paths::dist_dir());
+        paths::dist_dir();
+        let server = page_server();
         let browser = Browser::start().await;
         let page = Page {
             browser,

@@ -22,12 +22,17 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
+/// Where the built client is expected: `ARIA_DIST`, else `<repo>/dist`.
+pub fn dist_path() -> PathBuf {
+    std::env::var_os("ARIA_DIST")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("dist"))
+}
+
 /// The built client: `ARIA_DIST`, else `<repo>/dist`. Panics with the
 /// command to run if it has no `index.html`.
 pub fn dist_dir() -> PathBuf {
-    let dir = std::env::var_os("ARIA_DIST")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("dist"));
+    let dir = dist_path();
     if !dir.join("index.html").is_file() {
         panic!(
             "no built client at {}/index.html: run `trunk build --release --skip-version-check` \

@@ -9,8 +9,10 @@
 //! and the README's mapping table) become bubbles and tool cards; an
 //! approval request is answered with `POST /v1/runs/{id}/approval`; a turn
 //! that is cancelled or fails stops the run with `POST /v1/runs/{id}/stop`.
-//! The finished run's reasoning is read from the session's transcript.
+//! The session's transcript gives what the run's events leave out: each
+//! starting tool call's arguments and the finished run's reasoning.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use aria_protocol::Choice;
@@ -71,6 +73,8 @@ struct Run {
     tools: Vec<(String, ToolHandle)>,
     /// Why the next failed call did not run, when the gateway declined it.
     declined: Option<String>,
+    /// The transcript's calls whose arguments a card already shows.
+    argued: HashSet<(usize, usize)>,
 }
 
 impl Agent for HermesAgent {
@@ -173,7 +177,7 @@ impl HermesAgent {
                     run.over = true;
                     return Ok(cancelled_by_hermes(turn, run).await?);
                 }
-                event => self.apply(turn, run, &id, event).await?,
+                event => self.apply(turn, run, &id, &session, event).await?,
             }
         }
     }
@@ -237,6 +241,7 @@ impl HermesAgent {
         turn: &mut Turn,
         run: &mut Run,
         id: &str,
+        session: &str,
         event: HermesEvent,
     ) -> Result<(), Failure> {
         match event {
@@ -245,12 +250,12 @@ impl HermesAgent {
                 // Text streamed before a tool call is a message of its own,
                 // as in Hermes's transcript; the answer opens a new bubble.
                 stop_bubble(turn, &mut run.live).await?;
+                let args = self.step_args(turn, run, session, &name).await?;
                 let call = ToolCall {
                     name: name.clone(),
                     emoji: None,
                     preview: preview.unwrap_or_default(),
-                    // Hermes's run events carry no arguments.
-                    args: json!({}),
+                    args,
                 };
                 run.tools.push((name, turn.tool_start(call)?));
             }
@@ -389,16 +394,58 @@ impl HermesAgent {
         Ok(())
     }
 
+    /// The arguments of the call of tool `name` that starts, from the
+    /// session's transcript (the run's events carry none): the first call
+    /// of that name in the running step not shown yet. `{}` if there is
+    /// none or the transcript cannot be read (the card shows the preview).
+    async fn step_args(
+        &self,
+        turn: &mut Turn,
+        run: &mut Run,
+        session: &str,
+        name: &str,
+    ) -> Result<Value, Failure> {
+        let calls = async {
+            let body = self.read_transcript(turn, session).await?;
+            hermes_transcript::step_calls(&body).map_err(Failure::Server)
+        };
+        let calls = match calls.await {
+            Ok(calls) => calls,
+            Err(Failure::Turn(e)) => return Err(Failure::Turn(e)),
+            Err(Failure::Server(reason)) => {
+                tracing::warn!(
+                    session,
+                    "no tool arguments from Hermes's transcript: {reason}"
+                );
+                Vec::new()
+            }
+        };
+        let call = calls
+            .into_iter()
+            .find(|c| c.name == name && !run.argued.contains(&c.key));
+        Ok(match call {
+            Some(call) => {
+                run.argued.insert(call.key);
+                call.args
+            }
+            None => json!({}),
+        })
+    }
+
+    /// The session's messages listing, as Hermes sent it.
+    async fn read_transcript(&self, turn: &mut Turn, session: &str) -> Result<Vec<u8>, Failure> {
+        let request = self.get(&format!("/api/sessions/{session}/messages"))?;
+        let response = self.upstream.open(turn, request).await?;
+        self.upstream
+            .read_body(turn, response, MAX_TRANSCRIPT_BYTES)
+            .await
+    }
+
     /// The session's transcript; empty if it cannot be read (the answer is
     /// there, so no error is shown).
     async fn transcript(&self, turn: &mut Turn, session: &str) -> Result<Transcript, Failure> {
         let read = async {
-            let request = self.get(&format!("/api/sessions/{session}/messages"))?;
-            let response = self.upstream.open(turn, request).await?;
-            let body = self
-                .upstream
-                .read_body(turn, response, MAX_TRANSCRIPT_BYTES)
-                .await?;
+            let body = self.read_transcript(turn, session).await?;
             hermes_transcript::parse(&body).map_err(Failure::Server)
         };
         match read.await {

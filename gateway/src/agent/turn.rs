@@ -149,11 +149,11 @@ impl Turn {
             anchor: Anchor::Newest,
             limit,
         };
-        let (items, _) = self
+        let page = self
             .outbox
             .run(move |store, _| store.page(&channel_id, &query))
             .await?;
-        Ok(items)
+        Ok(page.items)
     }
 
     fn check(&self) -> Result<(), TurnError> {

@@ -240,22 +240,54 @@ pub fn types(frames: &[Value]) -> Vec<&str> {
         .collect()
 }
 
-/// A plain HTTP/1.1 GET: status code and body.
-pub async fn http_get(addr: std::net::SocketAddr, path: &str, headers: &str) -> (u16, String) {
+/// An HTTP response: status, headers (names lower-cased) and body.
+pub struct Reply {
+    pub status: u16,
+    pub headers: std::collections::HashMap<String, String>,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(String::as_str)
+    }
+}
+
+/// A plain HTTP/1.1 GET with extra header lines (each ending in `\r\n`).
+pub async fn http_request(addr: std::net::SocketAddr, path: &str, headers: &str) -> Reply {
     let mut stream = TcpStream::connect(addr).await.expect("connect");
     let request =
         format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\n\r\n");
     stream.write_all(request.as_bytes()).await.expect("write");
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.expect("read");
-    let status = response
-        .split_whitespace()
-        .nth(1)
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.expect("read");
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("end of head");
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|s| s.parse().ok())
         .expect("status code");
-    let body = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    Reply {
+        status,
+        headers,
+        body: raw[split + 4..].to_vec(),
+    }
+}
+
+/// A plain HTTP/1.1 GET: status code and body.
+pub async fn http_get(addr: std::net::SocketAddr, path: &str, headers: &str) -> (u16, String) {
+    let reply = http_request(addr, path, headers).await;
+    (
+        reply.status,
+        String::from_utf8_lossy(&reply.body).into_owned(),
+    )
 }

@@ -211,10 +211,11 @@ mod tests {
             anchor: Anchor::Newest,
             limit: 10,
         };
-        let (items, _) = outbox
+        let items = outbox
             .run(move |store, _| store.page("c1", &query))
             .await
-            .expect("page");
+            .expect("page")
+            .items;
         assert!(
             matches!(&items[..], [HistoryItem::Approval(a)] if a.choice == Choice::Cancelled),
             "{items:?}"
