@@ -4,7 +4,7 @@
 //! (which builds everything first); `bench/README.md` explains the numbers.
 //!
 //! ```text
-//! bench [--smoke] [--only load,decode,stream,flood,thread,search] [--out FILE]
+//! bench [--smoke] [--only load,decode,stream,flood,thread,jump,search] [--out FILE]
 //! ```
 //!
 //! `--smoke` runs tiny sizes and only fails on broken checks (the test
@@ -31,7 +31,9 @@ use scenarios::{Sizes, Urls};
 use support::paths;
 use support::{Browser, Gateway, GatewayOpts};
 
-const ALL: &[&str] = &["load", "decode", "stream", "flood", "thread", "search"];
+const ALL: &[&str] = &[
+    "load", "decode", "stream", "flood", "thread", "jump", "search",
+];
 /// Scenarios that measure the gateway alone, without a browser.
 const GATEWAY_ONLY: &[&str] = &["search"];
 
@@ -110,7 +112,7 @@ async fn main() {
         let served = page::instrumented_dist(&dist, &root.join("bench").join("probe.js"));
         (dist, served)
     });
-    let seeded = wants("thread") || wants("search");
+    let seeded = wants("thread") || wants("jump") || wants("search");
     let mut extra_args = Vec::new();
     if seeded {
         extra_args = vec!["--seed-channel".to_string(), sizes.seed_items.to_string()];
@@ -183,6 +185,7 @@ async fn browser_scenarios(
             "stream" => scenarios::stream::run(&page, &urls, sizes, report).await,
             "flood" => scenarios::flood::run(&page, &urls, sizes, report).await,
             "thread" => scenarios::thread::run(&page, &urls, sizes, report).await,
+            "jump" => scenarios::jump::run(&page, &urls, sizes, report).await,
             _ => unreachable!("scenario names are checked in options()"),
         }
     }

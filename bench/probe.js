@@ -12,8 +12,9 @@
 //            of that frame are done
 //   longTasks, loafs: PerformanceObserver entries (tasks and animation
 //            frames over 50 ms, the latter with script attribution)
-//   marks:   first times of composer-ready, connected, history received and
-//            history rows painted
+//   marks:   first times of composer-ready, connected, history received,
+//            history rows painted and a row marked as jumped to (painted)
+//   firstHistoryGet: the first history.get the app sent, parsed
 "use strict";
 (() => {
   const now = () => performance.now();
@@ -66,6 +67,15 @@
     },
   });
 
+  // The first history.get sent: shows whether a jump asked `around` first.
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    if (probe.firstHistoryGet === undefined && typeof data === "string" && typeOf(data) === "history.get") {
+      try { probe.firstHistoryGet = JSON.parse(data); } catch (_) { probe.firstHistoryGet = null; }
+    }
+    return send.call(this, data);
+  };
+
   // ----- the wasm instance's memory (linear memory is not in the JS heap) -----
   for (const name of ["instantiateStreaming", "instantiate"]) {
     const original = WebAssembly[name];
@@ -92,6 +102,10 @@
     if (probe.marks.history !== undefined && probe.marks.historyRows === undefined &&
         document.querySelector("[data-testid=timeline] .row")) {
       probe.marks.historyRows = end;
+    }
+    if (probe.marks.history !== undefined && probe.marks.jumpRow === undefined &&
+        document.querySelector("[data-testid=timeline] .row[aria-current=true]")) {
+      probe.marks.jumpRow = end;
     }
     if (probe.scroll && !probe.scroll.done) scrollStep(probe.scroll);
     if (probe.sweep && !probe.sweep.done) sweepStep(probe.sweep);

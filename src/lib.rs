@@ -8,9 +8,11 @@
 pub use aria_protocol as protocol;
 
 pub mod attention;
+pub mod deep_link;
 pub mod export;
 pub mod net;
 pub mod render;
+pub mod search;
 pub mod settings;
 pub mod shortcuts;
 pub mod store;

@@ -3,6 +3,7 @@
 
 pub mod decode;
 pub mod flood;
+pub mod jump;
 pub mod load;
 pub mod search;
 pub mod stream;

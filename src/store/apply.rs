@@ -4,6 +4,7 @@
 
 use super::approval::{answered_elsewhere, end_waiting, resolved_row};
 use super::channel::{ChannelState, PageRequest};
+use super::jump::{absorb_ahead, is_ahead, replace_window};
 use super::row::{
     message_key, send_key, tool_key, Answer, Row, RowBody, SendState, ToolCall, ToolState,
 };
@@ -37,6 +38,8 @@ impl Store {
                 self.server = r.server;
                 self.device_id = r.device_id;
                 self.online = true;
+                self.search.connected();
+                self.changes.push(Change::Search);
                 self.on_ready(r.channels)
             }
             F::ChannelList(l) => {
@@ -123,8 +126,12 @@ impl Store {
                 Vec::new()
             }
             F::ApprovalResolved(r) => self.on_approval_resolved(&r.channel_id, r.item),
-            // Search is not shown yet: ignored like unknown frames.
-            F::SearchResults(_) => Vec::new(),
+            F::SearchResults(r) => {
+                if self.search.on_results(r) {
+                    self.changes.push(Change::Search);
+                }
+                Vec::new()
+            }
             F::Pong(_) | F::Unknown => Vec::new(),
         }
     }
@@ -145,7 +152,8 @@ impl Store {
         let loaded: Vec<(String, u64)> = self
             .channels
             .values()
-            .filter(|c| c.loaded)
+            // A window short of the end gets there by paging.
+            .filter(|c| c.loaded && !c.has_newer)
             .map(|c| (c.meta.channel_id.clone(), c.contiguous_seq))
             .collect();
         for (id, seq) in loaded {
@@ -323,6 +331,15 @@ impl Store {
     }
 
     fn on_error(&mut self, e: ErrorFrame) -> Vec<Effect> {
+        // About a search: the field says so.
+        if self.search.on_error(&e) {
+            self.changes.push(Change::Search);
+            return Vec::new();
+        }
+        if e.query.is_some() {
+            // About a search no longer awaited.
+            return Vec::new();
+        }
         // About an approval, not the thread: the thread stays.
         if let Some(request_id) = e.request_id.clone() {
             self.on_approval_error(&request_id, e);
@@ -700,7 +717,7 @@ impl Store {
         let Some(seq) = row.seq else {
             return Vec::new();
         };
-        let is_new = !c.timeline.has_seq(seq);
+        let is_new = !c.timeline.has_seq(seq) && !c.ahead.contains_key(&seq);
         // Only a new newest row changes the preview.
         let preview = if is_new && seq >= c.meta.last_seq {
             row.preview_text().map(preview_of)
@@ -709,14 +726,23 @@ impl Store {
         };
         let key = row.key.clone();
         let ts = row.ts;
-        match c.timeline.upsert(row) {
-            Upsert::Inserted | Upsert::Updated { moved: true } => {
-                self.changes.push(Change::Order(channel.to_string()))
+        if is_ahead(c, seq) {
+            // Past the window: kept for when the window gets there. Its
+            // live row (a streamed bubble, a running tool) leaves with it.
+            if c.timeline.remove(&key).is_some() {
+                self.changes.push(Change::Order(channel.to_string()));
             }
-            Upsert::Updated { moved: false } => {
-                self.changes.push(Change::Row(channel.to_string(), key))
+            c.ahead.entry(seq).or_insert(row);
+        } else {
+            match c.timeline.upsert(row) {
+                Upsert::Inserted | Upsert::Updated { moved: true } => {
+                    self.changes.push(Change::Order(channel.to_string()))
+                }
+                Upsert::Updated { moved: false } => {
+                    self.changes.push(Change::Row(channel.to_string(), key))
+                }
+                Upsert::Unchanged => {}
             }
-            Upsert::Unchanged => {}
         }
         if !is_new {
             return Vec::new();
@@ -732,7 +758,7 @@ impl Store {
             c.unread = c.unread.saturating_add(1);
         }
         self.changes.push(Change::Channels);
-        if !c.loaded {
+        if !c.loaded || c.has_newer {
             return Vec::new();
         }
         advance_contiguous(c);
@@ -750,6 +776,16 @@ impl Store {
         };
         let req = c.requests.pop_front();
         let mut inserted = false;
+        match req {
+            // Asked for a window that is gone.
+            Some(PageRequest::Stale) => return Vec::new(),
+            Some(PageRequest::Around(_)) => {
+                replace_window(c);
+                self.changes.push(Change::Window(channel.clone()));
+                inserted = true;
+            }
+            _ => {}
+        }
         let mut preview_update = None;
         for item in h.items {
             let row = match item {
@@ -792,6 +828,7 @@ impl Store {
             self.changes.push(Change::Order(channel.clone()));
         }
         let mut more = None;
+        let mut landed = None;
         match req {
             Some(PageRequest::Newest) => {
                 c.loaded = true;
@@ -800,6 +837,17 @@ impl Store {
                 advance_contiguous(c);
             }
             Some(PageRequest::Before(_)) => c.has_older = h.has_more,
+            Some(PageRequest::Around(n)) => {
+                // Without the echo the gateway ignored `around` and sent
+                // the newest page (§6).
+                let answered = h.around == Some(n);
+                c.loaded = true;
+                c.has_older = h.has_more;
+                c.has_newer = answered && h.has_newer.unwrap_or(false);
+                c.contiguous_seq = c.timeline.newest_seq().unwrap_or(0);
+                landed = Some((n, answered));
+            }
+            Some(PageRequest::Newer(_)) => c.has_newer = h.has_newer.unwrap_or(h.has_more),
             Some(PageRequest::After(_)) => {
                 advance_contiguous(c);
                 if h.has_more {
@@ -809,9 +857,18 @@ impl Store {
                     c.contiguous_seq = c.contiguous_seq.max(c.timeline.newest_seq().unwrap_or(0));
                 }
             }
-            None => {}
+            None | Some(PageRequest::Stale) => {}
+        }
+        if absorb_ahead(c) {
+            self.changes.push(Change::Order(channel.clone()));
+        }
+        if !c.has_newer && c.loaded {
+            advance_contiguous(c);
         }
         self.changes.push(Change::Channels);
+        if let Some((seq, answered)) = landed {
+            self.landed(&channel, seq, answered);
+        }
         match more {
             Some(from) => self.request_page(&channel, PageRequest::After(from)),
             None => Vec::new(),

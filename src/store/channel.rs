@@ -1,9 +1,9 @@
 //! One thread as the client knows it: the gateway's metadata, the rows
 //! loaded so far, paging state and the running turn.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
-use super::row::RowKey;
+use super::row::{Row, RowKey};
 use super::timeline::Timeline;
 use super::turn::Turn;
 use crate::protocol::Channel;
@@ -13,7 +13,15 @@ use crate::protocol::Channel;
 pub enum PageRequest {
     Newest,
     Before(u64),
+    /// Gap fill after a reconnect or a seq jump: repeated until the end.
     After(u64),
+    /// The next page below a window that does not reach the end yet.
+    Newer(u64),
+    /// A page centred on one item (a search hit, a deep link).
+    Around(u64),
+    /// A request made for a window that was replaced since: its reply is
+    /// dropped (it would leave a hole).
+    Stale,
 }
 
 #[derive(Debug, Clone)]
@@ -27,6 +35,13 @@ pub struct ChannelState {
     pub contiguous_seq: u64,
     /// Older items exist on the gateway that are not loaded yet.
     pub has_older: bool,
+    /// The loaded window ends before the thread does (it was opened around
+    /// an item): newer pages load on scrolling down, and live logged rows
+    /// wait in `ahead` instead of being shown after a hole.
+    pub has_newer: bool,
+    /// Logged rows newer than the window, by seq, kept until the window
+    /// reaches them.
+    pub ahead: BTreeMap<u64, Row>,
     pub requests: VecDeque<PageRequest>,
     pub typing: bool,
     pub turn: Option<Turn>,
@@ -45,6 +60,8 @@ impl ChannelState {
             loaded: false,
             contiguous_seq: 0,
             has_older: false,
+            has_newer: false,
+            ahead: BTreeMap::new(),
             requests: VecDeque::new(),
             typing: false,
             turn: None,
@@ -83,6 +100,12 @@ impl ChannelState {
         self.requests
             .iter()
             .any(|r| matches!(r, PageRequest::Before(_) | PageRequest::Newest))
+    }
+
+    pub fn loading_newer(&self) -> bool {
+        self.requests
+            .iter()
+            .any(|r| matches!(r, PageRequest::Newer(_) | PageRequest::Around(_)))
     }
 
     pub fn gap_fill_pending(&self) -> bool {

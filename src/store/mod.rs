@@ -10,11 +10,15 @@ mod apply;
 mod approval;
 mod channel;
 mod id_map;
+mod jump;
 mod outbox;
 mod row;
+mod search;
 mod timeline;
 mod turn;
 
+#[cfg(test)]
+mod jump_tests;
 #[cfg(test)]
 mod tests;
 
@@ -23,6 +27,7 @@ use std::collections::VecDeque;
 use id_map::IdMap;
 
 pub use channel::{ChannelState, PageRequest};
+pub use jump::Focus;
 pub use outbox::OutboxEntry;
 pub use row::{
     approval_key, message_key, send_key, shown_choices, tool_key, Answer, Approval, ApprovalState,
@@ -77,8 +82,15 @@ pub enum Change {
     Turn(String),
     /// The open thread changed.
     Active,
+    /// This channel's loaded window was replaced (a jump): the view starts
+    /// over with it.
+    Window(String),
+    /// The item to bring on screen and mark changed (see [`Store::focus`]).
+    Focus(String),
     Notices,
     Diagnostics,
+    /// The search field's state (see [`Store::search`]).
+    Search,
 }
 
 /// A one-sentence message for the user (an error the gateway reported).
@@ -101,6 +113,10 @@ pub struct Store {
     channels: IdMap<String, ChannelState>,
     /// The open thread; `None` is the "new thread" pane.
     active: Option<String>,
+    /// An item to open in place (channel, seq), until its page arrives.
+    jump: Option<(String, u64)>,
+    focus: Option<Focus>,
+    search: crate::search::SearchState,
     /// Pending sends typed in the "new thread" pane, until auto-threading
     /// gives them a channel.
     new_thread: Timeline,
@@ -202,8 +218,13 @@ impl Store {
                 .and_then(|id| self.channels.get(id))
                 .map(|c| c.meta.title.clone()),
         };
+        // A message is written at the end of the thread: go there.
+        let mut effects = match self.active.clone() {
+            Some(id) => self.jump_to_latest(&id),
+            None => Vec::new(),
+        };
         self.show_pending(&entry);
-        let mut effects = self.send_entry(&entry);
+        effects.extend(self.send_entry(&entry));
         self.outbox.push(entry);
         effects.push(Effect::PersistOutbox);
         effects
@@ -270,19 +291,23 @@ impl Store {
             self.changes.push(Change::Active);
         }
         let Some(id) = channel else {
+            self.jump = None;
             return Vec::new();
         };
-        let mut effects = Vec::new();
-        if let Some(c) = self.channels.get_mut(&id) {
-            if c.unread > 0 {
-                c.unread = 0;
-                self.changes.push(Change::Channels);
-            }
-            if !c.loaded {
-                effects.extend(self.request_page(&id, PageRequest::Newest));
-            }
+        let Some(c) = self.channels.get_mut(&id) else {
+            // Not listed yet: `ready` opens it again.
+            return Vec::new();
+        };
+        if c.unread > 0 {
+            c.unread = 0;
+            self.changes.push(Change::Channels);
         }
-        effects
+        let loaded = c.loaded;
+        match self.jump_request(&id) {
+            Some(req) => self.request_page(&id, req),
+            None if !loaded => self.request_page(&id, PageRequest::Newest),
+            None => Vec::new(),
+        }
     }
 
     /// Asks for the page before the oldest loaded row, once at a time.
@@ -336,6 +361,8 @@ impl Store {
     /// The socket closed: requests in flight will never be answered.
     pub fn connection_lost(&mut self) {
         self.online = false;
+        self.search.connection_lost();
+        self.changes.push(Change::Search);
         for c in self.channels.values_mut() {
             c.requests.clear();
         }
@@ -404,16 +431,23 @@ impl Store {
             return Vec::new();
         }
         c.requests.push_back(req);
-        let (before, after, limit) = match req {
-            PageRequest::Newest => (None, None, None),
-            PageRequest::Before(s) => (Some(s), None, None),
-            PageRequest::After(s) => (None, Some(s), Some(crate::protocol::MAX_HISTORY_LIMIT)),
+        let (before, after, around, limit) = match req {
+            PageRequest::Newest | PageRequest::Stale => (None, None, None, None),
+            PageRequest::Before(s) => (Some(s), None, None, None),
+            PageRequest::After(s) => (
+                None,
+                Some(s),
+                None,
+                Some(crate::protocol::MAX_HISTORY_LIMIT),
+            ),
+            PageRequest::Newer(s) => (None, Some(s), None, None),
+            PageRequest::Around(s) => (None, None, Some(s), None),
         };
         vec![Effect::Send(ClientFrame::HistoryGet(HistoryGet {
             channel_id: channel.to_string(),
             before,
             after,
-            around: None,
+            around,
             limit,
         }))]
     }

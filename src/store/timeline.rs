@@ -19,6 +19,9 @@ pub struct Timeline {
     order: BTreeMap<Slot, RowKey>,
     logged: BTreeMap<u64, RowKey>,
     arrivals: u64,
+    /// The lowest seq a live row anchors at: the thread's end while its
+    /// newest page is not loaded yet (after leaving a window).
+    floor: u64,
 }
 
 /// What an insert did, so the caller knows what to re-render.
@@ -93,11 +96,11 @@ impl Timeline {
                     return Upsert::Updated { moved: false };
                 }
                 Self::unplace(&mut self.order, &mut self.logged, *slot);
-                *slot = Self::next_slot(&self.logged, &mut self.arrivals, seq);
+                *slot = Self::next_slot(&self.logged, &mut self.arrivals, self.floor, seq);
                 (Upsert::Updated { moved: true }, *slot)
             }
             Entry::Vacant(entry) => {
-                let slot = Self::next_slot(&self.logged, &mut self.arrivals, seq);
+                let slot = Self::next_slot(&self.logged, &mut self.arrivals, self.floor, seq);
                 entry.insert((row, slot));
                 (Upsert::Inserted, slot)
             }
@@ -110,12 +113,18 @@ impl Timeline {
     }
 
     /// Where a row with `seq` sorts now.
-    fn next_slot(logged: &BTreeMap<u64, RowKey>, arrivals: &mut u64, seq: Option<u64>) -> Slot {
+    fn next_slot(
+        logged: &BTreeMap<u64, RowKey>,
+        arrivals: &mut u64,
+        floor: u64,
+        seq: Option<u64>,
+    ) -> Slot {
         match seq {
             Some(s) => (s, 0),
             None => {
                 *arrivals += 1;
-                (logged.keys().next_back().copied().unwrap_or(0), *arrivals)
+                let newest = logged.keys().next_back().copied().unwrap_or(0);
+                (newest.max(floor), *arrivals)
             }
         }
     }
@@ -128,6 +137,39 @@ impl Timeline {
         if slot.1 == 0 {
             logged.remove(&slot.0);
         }
+    }
+
+    /// Takes out every logged row (a new window replaces them), keeping
+    /// live ones; returns them by seq.
+    pub fn take_logged(&mut self) -> Vec<Row> {
+        let keys: Vec<RowKey> = self.logged.values().cloned().collect();
+        keys.iter().filter_map(|k| self.remove(k)).collect()
+    }
+
+    /// Live rows (and those to come) sort after `seq` at least, in the
+    /// order they arrived: the thread's end, when its newest page is still
+    /// to come.
+    pub fn anchor_live_at(&mut self, seq: u64) {
+        self.floor = seq;
+        let live: Vec<(Slot, RowKey)> = self
+            .order
+            .iter()
+            .filter(|(slot, _)| slot.1 != 0)
+            .map(|(slot, key)| (*slot, key.clone()))
+            .collect();
+        for (slot, key) in live {
+            self.order.remove(&slot);
+            let moved = (slot.0.max(seq), slot.1);
+            if let Some((_, s)) = self.rows.get_mut(&key) {
+                *s = moved;
+            }
+            self.order.insert(moved, key);
+        }
+    }
+
+    /// The key of the first logged row at or after `seq`.
+    pub fn key_from(&self, seq: u64) -> Option<&RowKey> {
+        self.logged.range(seq..).next().map(|(_, k)| k)
     }
 
     /// Removes a row wherever it stands.

@@ -28,7 +28,7 @@ pub fn App() -> impl IntoView {
 
     // Back/forward and typed deep links: the hash names the open thread.
     let _hash = window_event_listener(leptos::ev::hashchange, move |_| {
-        rt.act(|s| s.open(browser::hash_channel()));
+        rt.open_hash();
     });
 
     Effect::new(move |_| {

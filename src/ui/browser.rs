@@ -71,12 +71,31 @@ pub fn render_mode() -> crate::render::RenderMode {
     MODE.with(|mode| *mode)
 }
 
-/// The thread named by the URL hash `#/t/<channel_id>`, if any.
-pub fn hash_channel() -> Option<String> {
-    let hash = location()?.hash().ok()?;
-    let id = hash.strip_prefix("#/t/")?;
-    let id = js_sys::decode_uri_component(id).ok()?.as_string()?;
-    (!id.is_empty()).then_some(id)
+/// The thread and maybe the item named by the URL hash (see
+/// [`crate::deep_link`]).
+pub fn hash_target() -> (Option<String>, Option<u64>) {
+    let hash = location().and_then(|l| l.hash().ok()).unwrap_or_default();
+    let Some((id, seq)) = crate::deep_link::parse(&hash) else {
+        return (None, None);
+    };
+    let id = js_sys::decode_uri_component(id)
+        .ok()
+        .and_then(|s| s.as_string())
+        .filter(|id| !id.is_empty());
+    match id {
+        Some(id) => (Some(id), seq),
+        None => (None, None),
+    }
+}
+
+/// Points the URL at one item of a thread, as a new history entry (the
+/// reader chose it: Back returns to where they were).
+pub fn push_item_hash(channel_id: &str, seq: u64) {
+    let Some(w) = web_sys::window() else { return };
+    let url = format!("{}/{seq}", channel_href(Some(channel_id)));
+    if let Ok(history) = w.history() {
+        let _ = history.push_state_with_url(&JsValue::NULL, "", Some(&url));
+    }
 }
 
 pub fn channel_href(channel_id: Option<&str>) -> String {

@@ -20,6 +20,7 @@ mod reasoning_block;
 mod row_view;
 mod runtime;
 mod saved_gateways;
+mod search_box;
 mod settings_panel;
 mod shortcut_help;
 mod shortcuts;

@@ -86,7 +86,7 @@ impl Runtime {
             prompt: RwSignal::new(None),
             export: RwSignal::new(None),
         };
-        rt.act(|s| s.open(browser::hash_channel()));
+        rt.open_hash();
         let socket = Socket::new(move |e| rt.on_socket(e));
         rt.core.update_value(|c| c.socket = Some(socket));
         rt.replan(true);
@@ -100,6 +100,22 @@ impl Runtime {
             .try_update_value(|c| action(&mut c.store))
             .unwrap_or_default();
         self.run(effects);
+    }
+
+    /// Opens what the URL hash names: a thread, or one item in place.
+    pub fn open_hash(&self) {
+        match browser::hash_target() {
+            (Some(id), Some(seq)) => self.act(|s| s.open_at(id, seq)),
+            (channel, _) => self.act(|s| s.open(channel)),
+        }
+    }
+
+    /// Changes the store by a user action that sends nothing by itself
+    /// and returns what the caller needs (e.g. the search edit to fire).
+    pub fn update<T>(&self, f: impl FnOnce(&mut Store) -> T) -> Option<T> {
+        let out = self.core.try_update_value(|c| f(&mut c.store));
+        self.schedule_flush();
+        out
     }
 
     /// Reads the store (for one-off lookups in event handlers).

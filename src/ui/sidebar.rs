@@ -10,6 +10,7 @@ use web_sys::{KeyboardEvent, MouseEvent, PointerEvent};
 
 use super::browser;
 use super::runtime::Runtime;
+use super::search_box::SearchBox;
 use super::thread_menu::{MenuAt, ThreadMenu};
 use super::view_state::ChannelSummary;
 
@@ -48,6 +49,7 @@ pub fn Sidebar(drawer_open: RwSignal<bool>) -> impl IntoView {
                     "+ New thread"
                 </a>
             </div>
+            <SearchBox drawer_open />
             <ul class="thread-list">
                 <For each=move || sorted.get() key=|c| c.clone() let:c>
                     <ThreadItem c menu renaming />

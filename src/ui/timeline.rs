@@ -70,13 +70,20 @@ pub fn Timeline() -> impl IntoView {
             }
         }
         let following = list.with_value(|l| l.following);
-        let show_pill = !following && (after.appended || unseen.get_untracked());
+        // A window short of the end offers "Jump to latest" instead.
+        let detached = rt.view.paging.with_untracked(|p| p.has_newer);
+        let show_pill = !following && !detached && (after.appended || unseen.get_untracked());
         if unseen.get_untracked() != show_pill {
             unseen.set(show_pill);
         }
         if after.near_top {
             if let Some(id) = rt.view.active.get_untracked() {
                 rt.act(|s| s.load_older(&id));
+            }
+        }
+        if after.near_bottom && rt.view.paging.with_untracked(|p| p.has_newer) {
+            if let Some(id) = rt.view.active.get_untracked() {
+                rt.act(|s| s.load_newer(&id));
             }
         }
         if after.refresh && !refresh_queued.get_value() {
@@ -143,16 +150,25 @@ pub fn Timeline() -> impl IntoView {
         }
     });
 
-    // Rows came, went or moved.
+    // Rows came, went or moved; then, if asked, a jump to one of them
+    // (after the edits, which may have brought it).
+    let jumped = StoredValue::new_local(None::<u64>);
     Effect::new(move |_| {
         order.track();
+        let focus = rt.view.focus.get();
         let edits = rt.view.take_order_edits();
-        if edits.is_empty() {
-            return;
+        if !edits.is_empty() {
+            let after = order.with_untracked(|o| list.try_update_value(|l| l.on_order(&edits, o)));
+            if let Some(after) = after {
+                follow_up(after);
+            }
         }
-        let after = order.with_untracked(|o| list.try_update_value(|l| l.on_order(&edits, o)));
-        if let Some(after) = after {
-            follow_up(after);
+        if let Some((key, n)) = focus {
+            if jumped.get_value() != Some(n) {
+                jumped.set_value(Some(n));
+                order.with_untracked(|o| list.try_update_value(|l| l.jump_to(&key, o)));
+                unseen.set(false);
+            }
         }
     });
 
@@ -166,6 +182,13 @@ pub fn Timeline() -> impl IntoView {
         order.with_untracked(|o| list.try_update_value(|l| l.follow(o)));
         unseen.set(false);
     };
+    let jump_to_latest = move |_| {
+        if let Some(id) = rt.view.active.get_untracked() {
+            rt.act(|s| s.jump_to_latest(&id));
+        }
+    };
+    let detached = move || rt.view.paging.with(|p| p.has_newer);
+    let loading_newer = move || rt.view.paging.with(|p| p.loading_newer && p.has_newer);
 
     let beginning = move || {
         let p = rt.view.paging.get();
@@ -193,11 +216,18 @@ pub fn Timeline() -> impl IntoView {
                     <div class="rows-spacer" node_ref=top_spacer></div>
                     <div class="rows-spacer" node_ref=bottom_spacer></div>
                 </div>
+                <Show when=loading_newer>
+                    <div class="history-marker" role="status">"Loading later messages…"</div>
+                </Show>
                 <ProgressDraft />
                 <TypingIndicator />
                 <div class="visually-hidden" aria-live="polite">{move || announcement.get()}</div>
             </div>
-            <Show when=move || unseen.get()>
+            <Show when=detached>
+                <button type="button" class="new-messages-pill" data-testid="jump-latest"
+                    on:click=jump_to_latest>"Jump to latest ↓"</button>
+            </Show>
+            <Show when=move || unseen.get() && !detached()>
                 <button type="button" class="new-messages-pill" data-testid="new-messages"
                     on:click=jump_to_end>"New messages ↓"</button>
             </Show>

@@ -74,6 +74,18 @@ pub struct PagingView {
     pub loaded: bool,
     pub has_older: bool,
     pub loading: bool,
+    /// The window ends before the thread does (opened around an item).
+    pub has_newer: bool,
+    pub loading_newer: bool,
+}
+
+/// The search field's state, as the results list shows it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SearchView {
+    pub status: crate::search::Status,
+    pub query: String,
+    pub hits: Vec<crate::protocol::Hit>,
+    pub has_more: bool,
 }
 
 /// How the open thread's key list changed, for views that keep per-row
@@ -119,6 +131,10 @@ pub struct ViewState {
     /// Turns whose work rows the reader unfolded (progress mode).
     pub expanded_turns: RwSignal<std::collections::HashSet<String>>,
     pub paging: RwSignal<PagingView>,
+    /// The row to bring on screen and mark, with a count that tells one
+    /// jump from the next to the same row.
+    pub focus: RwSignal<Option<(RowKey, u64)>>,
+    pub search: RwSignal<SearchView>,
     pub notices: RwSignal<Vec<Notice>>,
     pub diagnostics: RwSignal<Diagnostics>,
     pub outbox_len: RwSignal<usize>,
@@ -140,6 +156,8 @@ impl ViewState {
             turn_work: RwSignal::new(HashMap::new()),
             expanded_turns: RwSignal::new(Default::default()),
             paging: RwSignal::new(PagingView::default()),
+            focus: RwSignal::new(None),
+            search: RwSignal::new(SearchView::default()),
             notices: RwSignal::new(Vec::new()),
             diagnostics: RwSignal::new(Diagnostics::default()),
             outbox_len: RwSignal::new(0),
@@ -166,6 +184,7 @@ impl ViewState {
         let mut order = false;
         let mut turn = false;
         let mut channels = false;
+        let mut focus = false;
         for change in dedup(changes) {
             match change {
                 Change::Active => {
@@ -177,6 +196,11 @@ impl ViewState {
                     turn = true;
                     channels = true;
                 }
+                Change::Window(c) if c == active => {
+                    reset = true;
+                    order = true;
+                }
+                Change::Focus(c) if c == active => focus = true,
                 Change::Order(c) if c == active => order = true,
                 Change::Row(c, key) if c == active => {
                     if let (Some(sig), Some(row)) = (self.row(&key), store.row(&c, &key)) {
@@ -186,13 +210,38 @@ impl ViewState {
                 }
                 Change::Turn(c) if c == active => turn = true,
                 Change::Channels => channels = true,
+                Change::Search => {
+                    let s = store.search();
+                    set_if_changed(
+                        self.search,
+                        SearchView {
+                            status: s.status().clone(),
+                            query: s.query().to_string(),
+                            hits: s.hits().to_vec(),
+                            has_more: s.has_more(),
+                        },
+                    );
+                }
                 Change::Notices => self.notices.set(store.notices().cloned().collect()),
                 Change::Diagnostics => self.diagnostics.set(store.diagnostics().clone()),
-                Change::Order(_) | Change::Row(..) | Change::Turn(_) => {}
+                Change::Order(_)
+                | Change::Row(..)
+                | Change::Turn(_)
+                | Change::Window(_)
+                | Change::Focus(_) => {}
             }
         }
         if order {
             self.sync_order(store, &active, reset);
+        }
+        if focus {
+            // After the order: the row is in it by now.
+            if let Some(f) = store.focus().filter(|f| f.channel == active) {
+                let n = self
+                    .focus
+                    .with_untracked(|f| f.as_ref().map_or(0, |(_, n)| n + 1));
+                self.focus.set(Some((f.key.clone(), n)));
+            }
         }
         if turn || order {
             let turn = store
@@ -208,6 +257,8 @@ impl ViewState {
                     loaded: c.loaded,
                     has_older: c.has_older,
                     loading: c.loading_older(),
+                    has_newer: c.has_newer,
+                    loading_newer: c.loading_newer(),
                 })
                 .unwrap_or_default();
             set_if_changed(self.paging, paging);

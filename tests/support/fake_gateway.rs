@@ -66,6 +66,11 @@ pub struct FakeOpts {
     /// again before its echo (0: both at once), so that a test sees the
     /// pending bubble in each place.
     pub auto_step_ms: u64,
+    /// Answer `history.get {around}` (§6); off: ignore `around` and send
+    /// the newest page without the echo, like a gateway from before it.
+    pub around: bool,
+    /// Answer `search` (§10) from the logs; off: `error {code:"unsupported"}`.
+    pub search: bool,
 }
 
 impl Default for FakeOpts {
@@ -78,6 +83,8 @@ impl Default for FakeOpts {
             echo: true,
             reject_sends: 0,
             auto_step_ms: 0,
+            around: true,
+            search: true,
         }
     }
 }
@@ -576,26 +583,20 @@ fn answer(
                 );
                 return;
             };
-            let limit = frame["limit"].as_u64().unwrap_or(50) as usize;
-            let seq = |i: &Value| i["seq"].as_u64().unwrap_or(0);
-            let (items, has_more): (Vec<Value>, bool) = if let Some(after) = frame["after"].as_u64()
-            {
-                let newer: Vec<&Value> = log.iter().filter(|i| seq(i) > after).collect();
-                let more = newer.len() > limit;
-                (newer.into_iter().take(limit).cloned().collect(), more)
-            } else {
-                let before = frame["before"].as_u64().unwrap_or(u64::MAX);
-                let older: Vec<&Value> = log.iter().filter(|i| seq(i) < before).collect();
-                let start = older.len().saturating_sub(limit);
-                (
-                    older[start..].iter().map(|v| (*v).clone()).collect(),
-                    start > 0,
-                )
-            };
-            reply(
-                json!({"type": "history", "channel_id": channel, "items": items,
-                "has_more": has_more}),
-            );
+            let limit = frame["limit"].as_u64().unwrap_or(50).clamp(1, 200) as usize;
+            let around = frame["around"].as_u64().filter(|_| st.opts.around);
+            reply(history_page(channel, log, &frame, limit, around));
+        }
+        "search" => {
+            let query = frame["query"].as_str().unwrap_or_default();
+            if !st.opts.search {
+                reply(
+                    json!({"type": "error", "code": "unsupported", "query": query,
+                    "message": "This gateway has no search."}),
+                );
+                return;
+            }
+            reply(search_page(&st.logs, &frame));
         }
         "message.send" => {
             let cmid = frame["client_msg_id"]
@@ -801,6 +802,83 @@ pub fn channel(id: &str, title: &str, last_seq: u64) -> Value {
         "channel_id": id, "title": title, "created_at": now - 60_000,
         "updated_at": now, "auto": false, "last_seq": last_seq,
     })
+}
+
+/// A `history` reply of §6 for `frame` over `log` (sorted by seq).
+fn history_page(
+    channel: &str,
+    log: &[Value],
+    frame: &Value,
+    limit: usize,
+    around: Option<u64>,
+) -> Value {
+    let seq = |i: &Value| i["seq"].as_u64().unwrap_or(0);
+    let mut reply = json!({"type": "history", "channel_id": channel});
+    let (items, has_more): (&[Value], bool) = if let Some(n) = around {
+        let split = log.partition_point(|i| seq(i) < n);
+        let older = split.min(limit / 2);
+        let end = (split + limit - older).min(log.len());
+        // Fewer newer items than room: older ones fill the page.
+        let start = end.saturating_sub(limit).min(split - older);
+        reply["around"] = json!(n);
+        reply["has_newer"] = json!(end < log.len());
+        (&log[start..end], start > 0)
+    } else if let Some(after) = frame["after"].as_u64() {
+        let from = log.partition_point(|i| seq(i) <= after);
+        let end = (from + limit).min(log.len());
+        reply["after"] = json!(after);
+        reply["has_newer"] = json!(end < log.len());
+        (&log[from..end], end < log.len())
+    } else {
+        let before = frame["before"].as_u64();
+        let end = before.map_or(log.len(), |b| log.partition_point(|i| seq(i) < b));
+        if let Some(b) = before {
+            reply["before"] = json!(b);
+        }
+        let start = end.saturating_sub(limit);
+        (&log[start..end], start > 0)
+    };
+    reply["items"] = json!(items);
+    reply["has_more"] = json!(has_more);
+    reply
+}
+
+/// A `search.results` reply of §10: items whose text has every word of the
+/// query, newest first, `limit` a page, the cursor an offset.
+fn search_page(logs: &HashMap<String, Vec<Value>>, frame: &Value) -> Value {
+    let query = frame["query"].as_str().unwrap_or_default();
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let mut hits: Vec<Value> = Vec::new();
+    for (channel, log) in logs {
+        for item in log {
+            let text = item["text"].as_str().unwrap_or_default();
+            let lower = text.to_lowercase();
+            if words.is_empty() || !words.iter().all(|w| lower.contains(w.as_str())) {
+                continue;
+            }
+            let snippet: String = text.chars().take(200).collect();
+            hits.push(
+                json!({"channel_id": channel, "seq": item["seq"], "kind": "message",
+                "role": item["role"], "snippet": snippet, "ts": item["ts"]}),
+            );
+        }
+    }
+    hits.sort_by_key(|h| std::cmp::Reverse(h["ts"].as_i64().unwrap_or(0)));
+    let limit = frame["limit"].as_u64().unwrap_or(20).clamp(1, 50) as usize;
+    let offset: usize = frame["cursor"]
+        .as_str()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let page: Vec<Value> = hits.iter().skip(offset).take(limit).cloned().collect();
+    let mut reply = json!({"type": "search.results", "query": query, "hits": page});
+    if offset + limit < hits.len() {
+        reply["cursor"] = json!((offset + limit).to_string());
+    }
+    reply
 }
 
 /// A logged message item.

@@ -66,6 +66,12 @@ impl Metrics {
         self.scroll_top < 2.0 * self.client_height.max(300.0)
     }
 
+    /// Newer rows (of a window short of the end) within two of the bottom.
+    fn near_bottom(&self) -> bool {
+        self.scroll_height - self.scroll_top - self.client_height
+            < 2.0 * self.client_height.max(300.0)
+    }
+
     fn at_bottom(&self) -> bool {
         self.scroll_height - self.scroll_top - self.client_height <= BOTTOM_SLACK
     }
@@ -115,6 +121,8 @@ pub struct VirtualList {
     /// anchor, whose offset would otherwise take in the rounding error of
     /// each correction (scroll offsets are whole pixels) and drift.
     own_scroll: Option<f64>,
+    /// The row jumped to, marked while mounted.
+    focus: Option<RowKey>,
     dom: Option<Dom>,
 }
 
@@ -125,6 +133,8 @@ pub struct After {
     pub appended: bool,
     /// The screen is near the top of what is loaded: ask for older rows.
     pub near_top: bool,
+    /// Near the bottom of what is loaded: newer rows, if the window has more.
+    pub near_bottom: bool,
     /// Rows changed size: check on the next frame that the mounted rows
     /// still cover the screen (rows cannot be mounted from the observer's
     /// callback: their first measurement would miss the frame).
@@ -147,6 +157,7 @@ impl VirtualList {
             metrics: Metrics::default(),
             spacers: (-1.0, -1.0),
             own_scroll: None,
+            focus: None,
             dom: None,
         }
     }
@@ -232,6 +243,7 @@ impl VirtualList {
         }
         After {
             near_top: m.near_top(),
+            near_bottom: m.near_bottom(),
             ..After::default()
         }
     }
@@ -273,6 +285,7 @@ impl VirtualList {
         };
         After {
             near_top: m.near_top(),
+            near_bottom: m.near_bottom(),
             refresh: wanted.start < self.window.start || wanted.end > self.window.end,
             ..After::default()
         }
@@ -294,6 +307,9 @@ impl VirtualList {
         if let Some(dom) = &self.dom {
             dom.observer.observe(&el);
         }
+        if self.focus.as_ref() == Some(key) {
+            mark(&el, true);
+        }
         self.elements.insert(key.clone(), el);
     }
 
@@ -313,6 +329,37 @@ impl VirtualList {
         self.set_window(range, order);
         self.read_metrics();
         self.restore();
+    }
+
+    /// Brings the row `key` on screen, a third of the way down, and marks
+    /// it. Mounted rows are placed at once; otherwise the resize callback
+    /// places it once its rows are laid out.
+    pub fn jump_to(&mut self, key: &RowKey, order: &[RowKey]) {
+        let Some(i) = order.iter().position(|k| k == key) else {
+            return;
+        };
+        if let Some(old) = self.focus.take().and_then(|k| self.elements.get(&k)) {
+            mark(old, false);
+        }
+        self.focus = Some(key.clone());
+        self.following = false;
+        let m = self.metrics;
+        let offset = (m.client_height / 3.0).round();
+        self.anchor = Some(Anchor {
+            key: key.clone(),
+            offset,
+        });
+        let view = Viewport {
+            top: self.heights.offset(i) - offset,
+            height: m.client_height,
+        };
+        let range = window::wanted(&self.heights, view, m.overscan());
+        self.set_window(range, order);
+        if let Some(el) = self.elements.get(key) {
+            mark(el, true);
+            self.read_metrics();
+            self.restore();
+        }
     }
 
     /// Mounts the rows the screen needs, as of the last layout read (on the
@@ -452,6 +499,17 @@ impl VirtualList {
         let el = self.elements.get(&anchor.key)?;
         let top = dom.scroller.get_bounding_client_rect().top();
         Some(el.get_bounding_client_rect().top() - top - anchor.offset)
+    }
+}
+
+/// Marks the row jumped to (a highlight that fades, and `aria-current`).
+fn mark(el: &Element, on: bool) {
+    if on {
+        let _ = el.set_attribute("aria-current", "true");
+        let _ = el.class_list().add_1("row-focus");
+    } else {
+        let _ = el.remove_attribute("aria-current");
+        let _ = el.class_list().remove_1("row-focus");
     }
 }
 
