@@ -17,27 +17,20 @@ use crate::ids;
 use crate::store::{Store, StoreError};
 use crate::title::{derive_title, DEFAULT_TITLE};
 
-/// An `error` frame answering one request.
+/// An `error` frame answering one request (boxed: results carrying it stay small).
 #[derive(Debug)]
-pub struct RequestError {
-    code: ErrorCode,
-    message: String,
-    channel_id: Option<String>,
-    client_msg_id: Option<String>,
-    request_id: Option<String>,
-    query: Option<String>,
-}
+pub struct RequestError(Box<ErrorFrame>);
 
 impl RequestError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self {
+        Self(Box::new(ErrorFrame {
             code,
             message: message.into(),
             channel_id: None,
             client_msg_id: None,
             request_id: None,
             query: None,
-        }
+        }))
     }
 
     pub(crate) fn not_found(channel_id: &str) -> Self {
@@ -49,23 +42,23 @@ impl RequestError {
     }
 
     pub(crate) fn in_channel(mut self, channel_id: Option<&str>) -> Self {
-        self.channel_id = channel_id.map(str::to_string);
+        self.0.channel_id = channel_id.map(str::to_string);
         self
     }
 
     pub fn for_message(mut self, client_msg_id: Option<&str>) -> Self {
-        self.client_msg_id = client_msg_id.map(str::to_string);
+        self.0.client_msg_id = client_msg_id.map(str::to_string);
         self
     }
 
     fn for_approval(mut self, request_id: &str) -> Self {
-        self.request_id = Some(request_id.to_string());
+        self.0.request_id = Some(request_id.to_string());
         self
     }
 
     /// An error about a `search` carries its query (§10).
     pub(crate) fn for_query(mut self, query: &str) -> Self {
-        self.query = Some(query.to_string());
+        self.0.query = Some(query.to_string());
         self
     }
 
@@ -82,14 +75,7 @@ impl RequestError {
     }
 
     pub fn into_frame(self) -> ServerFrame {
-        ServerFrame::Error(ErrorFrame {
-            code: self.code,
-            message: self.message,
-            channel_id: self.channel_id,
-            client_msg_id: self.client_msg_id,
-            request_id: self.request_id,
-            query: self.query,
-        })
+        ServerFrame::Error(*self.0)
     }
 }
 
