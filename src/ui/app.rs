@@ -8,6 +8,7 @@ use super::browser;
 use super::chat::Chat;
 use super::frame_refusal::FrameRefusal;
 use super::gateway_prompt::GatewayPrompt;
+use super::live_regions::LiveRegions;
 use super::notices::Notices;
 use super::runtime::Runtime;
 use super::settings_panel::SettingsPanel;
@@ -45,19 +46,20 @@ pub fn App() -> impl IntoView {
         drawer_open.set(false);
     });
 
-    // While a question is open, the page behind it takes no focus or clicks.
-    let asking = move || rt.prompt.with(Option::is_some);
+    // While a dialog is open, the page behind it takes no focus or clicks.
+    let modal = move || settings_open.get() || rt.prompt.with(Option::is_some);
     view! {
-        <div class="app" class:drawer-open=move || drawer_open.get() inert=asking>
+        <div class="app" class:drawer-open=move || drawer_open.get() inert=modal>
             <Sidebar drawer_open />
             <div class="drawer-scrim" on:click=move |_| drawer_open.set(false)></div>
             <Chat settings_open drawer_open />
-            <Show when=move || settings_open.get()>
-                <SettingsPanel open=settings_open />
-            </Show>
             <Notices />
         </div>
+        <Show when=move || settings_open.get()>
+            <SettingsPanel open=settings_open />
+        </Show>
         {move || rt.prompt.get().map(|prompt| view! { <GatewayPrompt prompt /> })}
+        <LiveRegions />
     }
     .into_any()
 }

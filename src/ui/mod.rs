@@ -10,6 +10,7 @@ mod chat;
 mod composer;
 mod frame_refusal;
 mod gateway_prompt;
+mod live_regions;
 mod markdown_view;
 mod notices;
 mod progress_draft;

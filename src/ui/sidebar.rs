@@ -213,9 +213,25 @@ fn ThreadItem(
             el.select();
         }
     });
+    // The field gone (committed or cancelled), the focus goes back to the
+    // thread's link, unless the user moved it elsewhere.
+    let item = NodeRef::<leptos::html::Li>::new();
+    Effect::new(move |was: Option<bool>| {
+        let now = is_renaming.get();
+        if was == Some(true) && !now {
+            // Looked up once the link is back in place of the field.
+            request_animation_frame(move || {
+                let link = item
+                    .get_untracked()
+                    .and_then(|li| li.query_selector("a").ok().flatten());
+                browser::refocus(link.and_then(|l| wasm_bindgen::JsCast::dyn_into(l).ok()));
+            });
+        }
+        now
+    });
 
     view! {
-        <li class="thread-item" data-channel-id=id.clone() class:active=move || is_active.get()>
+        <li class="thread-item" node_ref=item data-channel-id=id.clone() class:active=move || is_active.get()>
             <Show when=move || is_renaming.get() fallback={
                 let title = title.clone();
                 let id = id.clone();

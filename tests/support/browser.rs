@@ -448,6 +448,18 @@ impl Browser {
         }
     }
 
+    /// Sends a DevTools Protocol command through chromedriver's
+    /// `goog/cdp/execute` endpoint (e.g. `Emulation.setEmulatedMedia`).
+    pub async fn cdp(&self, method: &str, params: Value) -> Value {
+        let path = format!("/session/{}/goog/cdp/execute", self.session_id);
+        let body = json!({"cmd": method, "params": params});
+        match http_json(self.driver.port, "POST", &path, Some(&body)).await {
+            Ok(v) if v["value"].get("error").is_none() => v["value"].clone(),
+            Ok(v) => self.fail(&format!("CDP {method} failed: {v}")).await,
+            Err(e) => self.fail(&format!("CDP {method} failed: {e}")).await,
+        }
+    }
+
     /// Every console entry since the session started (all levels).
     pub async fn console_logs(&self) -> Vec<LogEntry> {
         if let Err(e) = self.fetch_console().await {
