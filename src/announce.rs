@@ -7,10 +7,19 @@ use std::collections::HashMap;
 /// Longest answer text read out; the rest is in the thread.
 const ANSWER_CHARS: usize = 400;
 
-/// The polite announcement of a finished answer: its text with runs of
-/// whitespace collapsed, cut at [`ANSWER_CHARS`] with an ellipsis.
-pub fn answer(text: &str) -> String {
-    let words: Vec<&str> = text.split_whitespace().collect();
+/// The polite announcement of a finished answer (markdown): its words as
+/// read, without markup, cut at [`ANSWER_CHARS`] with an ellipsis.
+pub fn answer(markdown: &str) -> String {
+    use pulldown_cmark::{Event, Parser};
+    let mut plain = String::new();
+    for event in Parser::new(markdown) {
+        match event {
+            Event::Text(t) | Event::Code(t) => plain.push_str(&t),
+            Event::SoftBreak | Event::HardBreak | Event::End(_) => plain.push(' '),
+            _ => {}
+        }
+    }
+    let words: Vec<&str> = plain.split_whitespace().collect();
     if words.is_empty() {
         return "The agent finished.".to_string();
     }
@@ -62,7 +71,10 @@ mod tests {
 
     #[test]
     fn an_answer_is_read_flat_and_cut() {
-        assert_eq!(answer("## Hi\n\n  there"), "The agent answered: ## Hi there");
+        assert_eq!(
+            answer("## Hi\n\n  **there**, `code`\n\n| a |\n|---|\n| b |"),
+            "The agent answered: Hi there, code a b"
+        );
         assert_eq!(answer(" \n"), "The agent finished.");
         let long = "é".repeat(1000);
         let said = answer(&long);

@@ -36,6 +36,23 @@ pub fn Sidebar(drawer_open: RwSignal<bool>) -> impl IntoView {
         list
     });
 
+    // The rename field gone (committed or cancelled), the focus goes back
+    // to that thread's link (a new item: the title is part of its key),
+    // unless the user moved it elsewhere.
+    let list = NodeRef::<leptos::html::Ul>::new();
+    Effect::new(move |was: Option<Option<String>>| {
+        let now = renaming.get();
+        if let (Some(Some(id)), None) = (&was, &now) {
+            let id = id.clone();
+            // Looked up once the link is back in place of the field.
+            request_animation_frame(move || {
+                let link = list.get_untracked().and_then(|ul| thread_link(&ul, &id));
+                browser::refocus(link);
+            });
+        }
+        now
+    });
+
     view! {
         <nav class="sidebar" data-testid="sidebar" aria-label="Threads">
             <div class="sidebar-head">
@@ -48,7 +65,7 @@ pub fn Sidebar(drawer_open: RwSignal<bool>) -> impl IntoView {
                     "+ New thread"
                 </a>
             </div>
-            <ul class="thread-list">
+            <ul class="thread-list" node_ref=list>
                 <For each=move || sorted.get() key=|c| c.clone() let:c>
                     <ThreadItem c menu renaming />
                 </For>
@@ -213,25 +230,9 @@ fn ThreadItem(
             el.select();
         }
     });
-    // The field gone (committed or cancelled), the focus goes back to the
-    // thread's link, unless the user moved it elsewhere.
-    let item = NodeRef::<leptos::html::Li>::new();
-    Effect::new(move |was: Option<bool>| {
-        let now = is_renaming.get();
-        if was == Some(true) && !now {
-            // Looked up once the link is back in place of the field.
-            request_animation_frame(move || {
-                let link = item
-                    .get_untracked()
-                    .and_then(|li| li.query_selector("a").ok().flatten());
-                browser::refocus(link.and_then(|l| wasm_bindgen::JsCast::dyn_into(l).ok()));
-            });
-        }
-        now
-    });
 
     view! {
-        <li class="thread-item" node_ref=item data-channel-id=id.clone() class:active=move || is_active.get()>
+        <li class="thread-item" data-channel-id=id.clone() class:active=move || is_active.get()>
             <Show when=move || is_renaming.get() fallback={
                 let title = title.clone();
                 let id = id.clone();
@@ -276,6 +277,19 @@ fn ThreadItem(
             </Show>
         </li>
     }
+}
+
+/// The link of thread `id` in the list (compared as data, not as a selector).
+fn thread_link(list: &web_sys::HtmlElement, id: &str) -> Option<web_sys::HtmlElement> {
+    let items = list.query_selector_all(".thread-item").ok()?;
+    (0..items.length())
+        .filter_map(|i| items.item(i))
+        .filter_map(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
+        .find(|li| li.get_attribute("data-channel-id").as_deref() == Some(id))?
+        .query_selector("a")
+        .ok()
+        .flatten()
+        .and_then(|a| wasm_bindgen::JsCast::dyn_into(a).ok())
 }
 
 #[derive(Default)]

@@ -170,7 +170,8 @@ pub fn Timeline() -> impl IntoView {
     let empty = move || order.with(|o| o.is_empty());
 
     view! {
-        <div class="timeline" data-testid="timeline" node_ref=scroller on:scroll=on_scroll>
+        <div class="timeline" data-testid="timeline" tabindex="0" role="region" aria-label="Messages"
+            node_ref=scroller on:scroll=on_scroll>
             <div class="timeline-inner" node_ref=content>
                 <Show when=loading>
                     <div class="history-marker">"Loading earlier messages…"</div>

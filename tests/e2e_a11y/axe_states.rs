@@ -45,16 +45,21 @@ fn desktop_states_have_no_axe_violations() {
         // Reasoning, tool cards (one failed), commentary, then a markdown
         // answer with a code block and a table; one tool card opened.
         let id = new_thread_answered(b, "/demo all").await;
+        b.js("document.querySelector('[data-testid=timeline]').scrollTop = 0;", vec![]).await;
+        b.wait_for(".reasoning", secs(5)).await;
+        b.wait_for(".msg-commentary", secs(5)).await;
+        b.wait_for(".tool-card[data-state=failed]", secs(5)).await;
+        b.click(".tool-card .tool-line").await;
+        b.wait_for(".tool-detail", secs(5)).await;
+        assert_no_axe_violations(b, "finished /demo all turn, top").await;
+        scroll_to_end(b).await;
         b.wait_for(".markdown table", secs(5)).await;
+        assert_no_axe_violations(b, "finished /demo all turn, end").await;
         // The default answer has a code block.
         send(b, "and some code?").await;
         wait_answers(b, 2).await;
         b.wait_for(".markdown pre", secs(5)).await;
-        b.wait_for(".reasoning", secs(5)).await;
-        b.wait_for(".tool-card[data-state=failed]", secs(5)).await;
-        b.click(".tool-card .tool-line").await;
-        b.wait_for(".tool-detail", secs(5)).await;
-        assert_no_axe_violations(b, "finished /demo all turn").await;
+        assert_no_axe_violations(b, "an answer with code and a table").await;
 
         open_thread_menu_by_key(b, &id).await;
         assert_no_axe_violations(b, "thread menu open").await;
