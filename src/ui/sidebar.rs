@@ -37,21 +37,28 @@ pub fn Sidebar(drawer_open: RwSignal<bool>) -> impl IntoView {
     });
 
     // The rename field gone (committed or cancelled), the focus goes back
-    // to that thread's link (a new item: the title is part of its key),
-    // unless the user moved it elsewhere.
-    let list = NodeRef::<leptos::html::Ul>::new();
+    // to that thread's link, also once the new title comes back from the
+    // gateway (a new item: the title is part of its key); until the user
+    // puts the focus anywhere else.
+    let refocus = RefocusLink(StoredValue::new(None));
     Effect::new(move |was: Option<Option<String>>| {
         let now = renaming.get();
         if let (Some(Some(id)), None) = (&was, &now) {
-            let id = id.clone();
-            // Looked up once the link is back in place of the field.
-            request_animation_frame(move || {
-                let link = list.get_untracked().and_then(|ul| thread_link(&ul, &id));
-                browser::refocus(link);
-            });
+            refocus.0.set_value(Some(id.clone()));
         }
         now
     });
+    let _focusin = window_event_listener(leptos::ev::focusin, move |ev| {
+        let on_link = ev
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .and_then(|el| el.closest(".thread-item").ok().flatten())
+            .and_then(|li| li.get_attribute("data-channel-id"));
+        if on_link != refocus.0.get_value() {
+            refocus.0.set_value(None);
+        }
+    });
+    provide_context(refocus);
 
     view! {
         <nav class="sidebar" data-testid="sidebar" aria-label="Threads">
@@ -65,7 +72,7 @@ pub fn Sidebar(drawer_open: RwSignal<bool>) -> impl IntoView {
                     "+ New thread"
                 </a>
             </div>
-            <ul class="thread-list" node_ref=list>
+            <ul class="thread-list">
                 <For each=move || sorted.get() key=|c| c.clone() let:c>
                     <ThreadItem c menu renaming />
                 </For>
@@ -231,13 +238,25 @@ fn ThreadItem(
         }
     });
 
+    let link = NodeRef::<leptos::html::A>::new();
+    if let Some(refocus) = use_context::<RefocusLink>() {
+        let id = id.clone();
+        Effect::new(move |_| {
+            if let Some(a) = link.get() {
+                if refocus.0.with_value(|r| r.as_deref() == Some(id.as_str())) {
+                    browser::refocus(Some(a.into()));
+                }
+            }
+        });
+    }
+
     view! {
         <li class="thread-item" data-channel-id=id.clone() class:active=move || is_active.get()>
             <Show when=move || is_renaming.get() fallback={
                 let title = title.clone();
                 let id = id.clone();
                 move || view! {
-                    <a href=browser::channel_href(Some(&id))
+                    <a href=browser::channel_href(Some(&id)) node_ref=link
                         aria-current=move || is_active.get().then_some("page")
                         aria-haspopup="menu"
                         on:contextmenu=on_contextmenu.clone()
@@ -249,7 +268,7 @@ fn ThreadItem(
                         on:touchend=on_touchend
                         on:click=on_click>
                         <span class="thread-title">
-                            <Show when=move || pinned.get()><span class="pin" aria-label="Pinned">"📌"</span></Show>
+                            <Show when=move || pinned.get()><span class="pin" role="img" aria-label="Pinned">"📌"</span></Show>
                             {title.clone()}
                         </span>
                         <span class="thread-preview">{c.preview.clone()}</span>
@@ -258,10 +277,10 @@ fn ThreadItem(
                                 <span class="badge needs-you" data-testid="needs-you">"needs you"</span>
                             </Show>
                             <Show when=move || c.busy>
-                                <span class="badge busy" data-testid="busy" aria-label="Agent working"></span>
+                                <span class="badge busy" data-testid="busy" role="img" aria-label="Agent working"></span>
                             </Show>
                             <Show when=move || { c.unread > 0 }>
-                                <span class="badge unread" data-testid="unread" aria-label="Unread messages">{c.unread}</span>
+                                <span class="badge unread" data-testid="unread" role="img" aria-label=format!("{} unread", c.unread)>{c.unread}</span>
                             </Show>
                         </span>
                     </a>
@@ -279,18 +298,9 @@ fn ThreadItem(
     }
 }
 
-/// The link of thread `id` in the list (compared as data, not as a selector).
-fn thread_link(list: &web_sys::HtmlElement, id: &str) -> Option<web_sys::HtmlElement> {
-    let items = list.query_selector_all(".thread-item").ok()?;
-    (0..items.length())
-        .filter_map(|i| items.item(i))
-        .filter_map(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
-        .find(|li| li.get_attribute("data-channel-id").as_deref() == Some(id))?
-        .query_selector("a")
-        .ok()
-        .flatten()
-        .and_then(|a| wasm_bindgen::JsCast::dyn_into(a).ok())
-}
+/// The thread whose link should get the focus back when it (re)appears.
+#[derive(Clone, Copy)]
+struct RefocusLink(StoredValue<Option<String>>);
 
 #[derive(Default)]
 struct PressState {

@@ -216,7 +216,7 @@ fn TypingIndicator() -> impl IntoView {
     let typing = move || rt.view.turn.with(|t| t.as_ref().is_some_and(|t| t.typing));
     view! {
         <Show when=typing>
-            <div class="typing" data-testid="typing" aria-label="The agent is typing">
+            <div class="typing" data-testid="typing" role="img" aria-label="The agent is typing">
                 <span></span><span></span><span></span>
             </div>
         </Show>
