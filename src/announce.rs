@@ -87,14 +87,18 @@ mod tests {
     fn a_failure_is_news_once_and_history_is_not() {
         let mut w = FailureWatch::default();
         // Opened a thread whose history has a failed tool: silent.
-        assert!(w.update(&rows(&[("t1", true), ("t2", false)]), false).is_empty());
+        assert!(w
+            .update(&rows(&[("t1", true), ("t2", false)]), false)
+            .is_empty());
         // t2 fails later, t3 arrives failed during a turn.
         assert_eq!(
             w.update(&rows(&[("t1", true), ("t2", true), ("t3", true)]), true),
             ["t2", "t3"]
         );
         // Nothing changed: nothing said again.
-        assert!(w.update(&rows(&[("t1", true), ("t2", true), ("t3", true)]), true).is_empty());
+        assert!(w
+            .update(&rows(&[("t1", true), ("t2", true), ("t3", true)]), true)
+            .is_empty());
         w.reset();
         assert!(w.update(&rows(&[("t1", true)]), false).is_empty());
     }

@@ -61,32 +61,34 @@ pub fn LiveRegions() -> impl IntoView {
 /// The open thread's turn ended: its newest answer, once. A new request
 /// for approval: its title.
 fn watch_turns(rt: Runtime, say: Announcer) {
-    Effect::new(move |prev: Option<(Option<String>, Option<String>, usize)>| {
-        let active = rt.view.active.get();
-        let (turn, waiting) = rt.view.turn.with(|t| {
-            (
-                t.as_ref().map(|t| t.id.clone()),
-                t.as_ref().map_or(0, |t| t.waiting.len()),
-            )
-        });
-        if let Some((was_active, was_turn, was_waiting)) = prev {
-            let same_thread = was_active == active;
-            if same_thread && was_turn.is_some() && was_turn != turn {
-                if let Some(text) = newest_answer(rt) {
-                    say.polite(&announce::answer(&text));
+    Effect::new(
+        move |prev: Option<(Option<String>, Option<String>, usize)>| {
+            let active = rt.view.active.get();
+            let (turn, waiting) = rt.view.turn.with(|t| {
+                (
+                    t.as_ref().map(|t| t.id.clone()),
+                    t.as_ref().map_or(0, |t| t.waiting.len()),
+                )
+            });
+            if let Some((was_active, was_turn, was_waiting)) = prev {
+                let same_thread = was_active == active;
+                if same_thread && was_turn.is_some() && was_turn != turn {
+                    if let Some(text) = newest_answer(rt) {
+                        say.polite(&announce::answer(&text));
+                    }
+                }
+                if same_thread && waiting > was_waiting {
+                    let title = rt.view.turn.with_untracked(|t| {
+                        t.as_ref()
+                            .and_then(|t| t.waiting.last().map(|w| w.1.clone()))
+                            .unwrap_or_default()
+                    });
+                    say.polite(&format!("The agent asks for your approval: {title}"));
                 }
             }
-            if same_thread && waiting > was_waiting {
-                let title = rt.view.turn.with_untracked(|t| {
-                    t.as_ref()
-                        .and_then(|t| t.waiting.last().map(|w| w.1.clone()))
-                        .unwrap_or_default()
-                });
-                say.polite(&format!("The agent asks for your approval: {title}"));
-            }
-        }
-        (active, turn, waiting)
-    });
+            (active, turn, waiting)
+        },
+    );
 }
 
 fn newest_answer(rt: Runtime) -> Option<String> {
@@ -113,10 +115,11 @@ fn watch_failures(rt: Runtime, say: Announcer) {
         let mut texts = Vec::new();
         rt.view.order.with(|o| {
             for key in o {
-                let Some(row) = rt.view.row(key) else { continue };
-                let watched = row.with_untracked(|r| {
-                    matches!(r.body, RowBody::Tool(_) | RowBody::User(_))
-                });
+                let Some(row) = rt.view.row(key) else {
+                    continue;
+                };
+                let watched =
+                    row.with_untracked(|r| matches!(r.body, RowBody::Tool(_) | RowBody::User(_)));
                 if !watched {
                     continue;
                 }
@@ -126,7 +129,9 @@ fn watch_failures(rt: Runtime, say: Announcer) {
                         format!("Tool {} failed.", t.name),
                     ),
                     RowBody::User(u) => match &u.send {
-                        SendState::Failed(why) => (true, format!("Your message was not sent: {why}")),
+                        SendState::Failed(why) => {
+                            (true, format!("Your message was not sent: {why}"))
+                        }
                         _ => (false, String::new()),
                     },
                     _ => (false, String::new()),

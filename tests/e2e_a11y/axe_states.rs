@@ -45,7 +45,11 @@ fn desktop_states_have_no_axe_violations() {
         // Reasoning, tool cards (one failed), commentary, then a markdown
         // answer with a code block and a table; one tool card opened.
         let id = new_thread_answered(b, "/demo all").await;
-        b.js("document.querySelector('[data-testid=timeline]').scrollTop = 0;", vec![]).await;
+        b.js(
+            "document.querySelector('[data-testid=timeline]').scrollTop = 0;",
+            vec![],
+        )
+        .await;
         b.wait_for(".reasoning", secs(5)).await;
         b.wait_for(".msg-commentary", secs(5)).await;
         b.wait_for(".tool-card[data-state=failed]", secs(5)).await;
@@ -72,8 +76,11 @@ fn desktop_states_have_no_axe_violations() {
 
         new_thread_pane(b).await;
         send_new_thread(b, "/demo approval").await;
-        b.wait_for("[data-testid=approval][data-state=pending] button[data-choice]", secs(20))
-            .await;
+        b.wait_for(
+            "[data-testid=approval][data-state=pending] button[data-choice]",
+            secs(20),
+        )
+        .await;
         assert_no_axe_violations(b, "approval pending").await;
 
         // A link naming another gateway: the confirm dialog.
@@ -99,7 +106,8 @@ fn streaming_long_thread_and_mobile_drawer_have_no_axe_violations() {
         connected(b).await;
 
         // The seeded thread, scrolled up from its end into older pages.
-        b.goto(&format!("{}#/t/c_seed", app.gateway.app_url())).await;
+        b.goto(&format!("{}#/t/c_seed", app.gateway.app_url()))
+            .await;
         connected(b).await;
         b.wait_for(".row[data-seq=\"400\"]", secs(20)).await;
         b.js(
@@ -107,7 +115,8 @@ fn streaming_long_thread_and_mobile_drawer_have_no_axe_violations() {
             vec![],
         )
         .await;
-        b.wait_for("[data-testid=new-messages], .row", secs(5)).await;
+        b.wait_for("[data-testid=new-messages], .row", secs(5))
+            .await;
         assert_no_axe_violations(b, "long thread scrolled").await;
 
         new_thread_pane(b).await;

@@ -39,8 +39,11 @@ async fn assert_focus(b: &Browser, css: &str, step: &str) {
         })
         .await;
     if a["ring"] != true {
-        b.fail(&format!("{step}: {} has the focus but no visible focus ring", a["desc"]))
-            .await;
+        b.fail(&format!(
+            "{step}: {} has the focus but no visible focus ring",
+            a["desc"]
+        ))
+        .await;
     }
 }
 
@@ -57,15 +60,20 @@ async fn tab_to(b: &Browser, css: &str, back: bool) {
         let a = active(b, css).await;
         path.push(a["desc"].as_str().unwrap_or("?").to_string());
         if a["desc"] != "body" && a["ring"] != true {
-            b.fail(&format!("no visible focus ring on {} (path: {path:?})", a["desc"]))
-                .await;
+            b.fail(&format!(
+                "no visible focus ring on {} (path: {path:?})",
+                a["desc"]
+            ))
+            .await;
         }
         if a["matches"] == true {
             return;
         }
     }
-    b.fail(&format!("Tab never reached {css}; the focus went: {path:?}"))
-        .await;
+    b.fail(&format!(
+        "Tab never reached {css}; the focus went: {path:?}"
+    ))
+    .await;
 }
 
 /// Types `text` as key presses into whatever has the focus.
@@ -109,7 +117,12 @@ fn a_whole_visit_works_with_the_keyboard_alone() {
         // Back to the thread, its menu by Shift+F10, arrows inside it.
         tab_to(b, SEED_LINK, true).await;
         press(b, &[Key::Shift.into(), Key::F10.into()]).await;
-        assert_focus(b, "[data-testid=thread-menu] [data-action=rename]", "menu opened").await;
+        assert_focus(
+            b,
+            "[data-testid=thread-menu] [data-action=rename]",
+            "menu opened",
+        )
+        .await;
         press(b, &[Key::Down.into()]).await;
         assert_focus(b, "[data-action=pin]", "ArrowDown in the menu").await;
         press(b, &[Key::Up.into()]).await;
@@ -143,7 +156,12 @@ fn a_whole_visit_works_with_the_keyboard_alone() {
         press(b, &[Key::Down.into()]).await;
         press(b, &[Key::Down.into()]).await;
         b.poll("the dark theme applied", secs(5), || async {
-            let t = b.js("return document.documentElement.getAttribute('data-theme');", vec![]).await;
+            let t = b
+                .js(
+                    "return document.documentElement.getAttribute('data-theme');",
+                    vec![],
+                )
+                .await;
             (t == "dark").then_some(())
         })
         .await;
@@ -153,12 +171,18 @@ fn a_whole_visit_works_with_the_keyboard_alone() {
             press(b, &[Key::Tab.into()]).await;
             let a = active(b, "[data-testid=settings] *").await;
             if a["inApp"] == true {
-                b.fail(&format!("Tab left the settings dialog for {}", a["desc"])).await;
+                b.fail(&format!("Tab left the settings dialog for {}", a["desc"]))
+                    .await;
             }
         }
         press(b, &[Key::Escape.into()]).await;
         b.wait_gone("[data-testid=settings]", secs(5)).await;
-        assert_focus(b, "[data-testid=open-settings]", "settings closed with Escape").await;
+        assert_focus(
+            b,
+            "[data-testid=open-settings]",
+            "settings closed with Escape",
+        )
+        .await;
         app.finish().await;
     });
 }

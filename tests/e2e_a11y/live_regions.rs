@@ -45,7 +45,11 @@ fn one_polite_and_one_assertive_region_announce_answers_once_and_failures() {
         let app = demo_app(120).await;
         let b = &app.browser;
         let r = b.js(REGIONS, vec![]).await;
-        assert_eq!((r["polite"].clone(), r["assertive"].clone()), (1.into(), 1.into()), "{r}");
+        assert_eq!(
+            (r["polite"].clone(), r["assertive"].clone()),
+            (1.into(), 1.into()),
+            "{r}"
+        );
 
         send_new_thread(b, "/demo tools").await;
         let during = b
@@ -54,22 +58,49 @@ fn one_polite_and_one_assertive_region_announce_answers_once_and_failures() {
                 (r["streaming"].as_u64() > Some(0)).then_some(r)
             })
             .await;
-        assert_eq!(during["streamingInLive"], false, "streaming text is inside a live region: {during}");
-        assert_eq!((during["polite"].clone(), during["assertive"].clone()), (1.into(), 1.into()), "{during}");
+        assert_eq!(
+            during["streamingInLive"], false,
+            "streaming text is inside a live region: {during}"
+        );
+        assert_eq!(
+            (during["polite"].clone(), during["assertive"].clone()),
+            (1.into(), 1.into()),
+            "{during}"
+        );
         wait_answers(b, 1).await;
 
         let heard = b
             .poll("the answer announced", secs(10), || async {
                 let r = b.js(REGIONS, vec![]).await;
-                let n = r["heard"]["polite"].as_array()?.iter().filter(|h| answered(h)).count();
+                let n = r["heard"]["polite"]
+                    .as_array()?
+                    .iter()
+                    .filter(|h| answered(h))
+                    .count();
                 (n > 0).then_some(r["heard"].clone())
             })
             .await;
-        let answers: Vec<&Value> = heard["polite"].as_array().unwrap().iter().filter(|h| answered(h)).collect();
-        assert_eq!(answers.len(), 1, "the answer must be announced once: {heard}");
-        assert_eq!(answers[0]["streaming"], false, "announced before it was complete: {heard}");
+        let answers: Vec<&Value> = heard["polite"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| answered(h))
+            .collect();
+        assert_eq!(
+            answers.len(),
+            1,
+            "the answer must be announced once: {heard}"
+        );
+        assert_eq!(
+            answers[0]["streaming"], false,
+            "announced before it was complete: {heard}"
+        );
         let body = b.text_of(".msg-assistant .msg-body").await;
-        let first_words: String = body.split_whitespace().take(4).collect::<Vec<_>>().join(" ");
+        let first_words: String = body
+            .split_whitespace()
+            .take(4)
+            .collect::<Vec<_>>()
+            .join(" ");
         assert!(
             answers[0]["text"].as_str().unwrap().contains(&first_words),
             "the announcement reads the answer ({first_words:?}): {heard}"
@@ -84,5 +115,7 @@ fn one_polite_and_one_assertive_region_announce_answers_once_and_failures() {
 }
 
 fn answered(h: &Value) -> bool {
-    h["text"].as_str().is_some_and(|t| t.starts_with("The agent answered"))
+    h["text"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("The agent answered"))
 }

@@ -46,7 +46,12 @@ fn reduced_motion_stops_every_animation_and_transition() {
             json!({"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]}),
         )
         .await;
-        let reduced = b.js("return matchMedia('(prefers-reduced-motion: reduce)').matches;", vec![]).await;
+        let reduced = b
+            .js(
+                "return matchMedia('(prefers-reduced-motion: reduce)').matches;",
+                vec![],
+            )
+            .await;
         assert_eq!(reduced, true);
         new_thread_pane(b).await;
         send_new_thread(b, "/demo tools").await;
@@ -83,7 +88,8 @@ fn text_at_200_percent_keeps_the_chat_column_and_composer_usable() {
         let b = &app.browser;
         new_thread_answered(b, "/demo all").await;
         // The reader's browser set to twice the default text size.
-        b.js("document.documentElement.style.fontSize = '200%';", vec![]).await;
+        b.js("document.documentElement.style.fontSize = '200%';", vec![])
+            .await;
         let l = b.js(LAYOUT, vec![]).await;
         assert_eq!(l["width"], 1280, "{l}");
         assert_eq!(l["rootPx"], 32.0, "{l}");

@@ -46,7 +46,10 @@ return r.violations.map(v => ({
 pub async fn assert_no_axe_violations(b: &Browser, state: &str) {
     let injected = b
         .js(
-            &format!("{}\n;return typeof axe === 'object' && typeof axe.run === 'function';", axe_source()),
+            &format!(
+                "{}\n;return typeof axe === 'object' && typeof axe.run === 'function';",
+                axe_source()
+            ),
             vec![],
         )
         .await;
@@ -55,7 +58,10 @@ pub async fn assert_no_axe_violations(b: &Browser, state: &str) {
             .await;
     }
     let before = b
-        .js("return document.documentElement.getAttribute('data-theme');", vec![])
+        .js(
+            "return document.documentElement.getAttribute('data-theme');",
+            vec![],
+        )
         .await;
     let mut report = String::new();
     for theme in ["light", "dark"] {
@@ -76,8 +82,10 @@ pub async fn assert_no_axe_violations(b: &Browser, state: &str) {
     )
     .await;
     if !report.is_empty() {
-        b.fail(&format!("axe-core found accessibility violations:\n{report}"))
-            .await;
+        b.fail(&format!(
+            "axe-core found accessibility violations:\n{report}"
+        ))
+        .await;
     }
 }
 
