@@ -10,12 +10,22 @@ const ANSWER_CHARS: usize = 400;
 /// The polite announcement of a finished answer (markdown): its words as
 /// read, without markup, cut at [`ANSWER_CHARS`] with an ellipsis.
 pub fn answer(markdown: &str) -> String {
-    use pulldown_cmark::{Event, Parser};
+    use pulldown_cmark::{Event, Options, Parser, TagEnd};
     let mut plain = String::new();
-    for event in Parser::new(markdown) {
+    for event in Parser::new_ext(markdown, Options::ENABLE_TABLES) {
         match event {
             Event::Text(t) | Event::Code(t) => plain.push_str(&t),
-            Event::SoftBreak | Event::HardBreak | Event::End(_) => plain.push(' '),
+            // Between blocks and cells a pause, inside a line nothing.
+            Event::SoftBreak
+            | Event::HardBreak
+            | Event::End(
+                TagEnd::Paragraph
+                | TagEnd::Heading(_)
+                | TagEnd::Item
+                | TagEnd::TableCell
+                | TagEnd::CodeBlock
+                | TagEnd::BlockQuote(_),
+            ) => plain.push(' '),
             _ => {}
         }
     }

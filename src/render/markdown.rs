@@ -187,18 +187,11 @@ impl Sanitizer {
             Event::Html(t) | Event::InlineHtml(t) => out.push(Event::Text(t)),
             Event::Start(Tag::HtmlBlock) => out.push(Event::Start(Tag::Paragraph)),
             Event::End(TagEnd::HtmlBlock) => out.push(Event::End(TagEnd::Paragraph)),
-            // Focusable: a block that scrolls sideways must be reachable by
-            // keyboard (axe scrollable-region-focusable).
-            Event::Start(Tag::CodeBlock(kind)) => {
-                let lang = match kind {
-                    CodeBlockKind::Fenced(info) => code_language(&info),
-                    CodeBlockKind::Indented => String::new(),
-                };
-                out.push(Event::Html(CowStr::from(if lang.is_empty() {
-                    "<pre tabindex=\"0\"><code>".to_string()
-                } else {
-                    format!("<pre tabindex=\"0\"><code class=\"language-{lang}\">")
-                })));
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                let lang = code_language(&info);
+                out.push(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(
+                    lang.into(),
+                ))));
             }
             // Not enabled in `options()`; dropped in case that ever changes.
             Event::FootnoteReference(_) | Event::Start(Tag::MetadataBlock(_)) => {}
