@@ -7,6 +7,7 @@
 /// The wire types, shared with the reference gateway.
 pub use aria_protocol as protocol;
 
+pub mod announce;
 pub mod attention;
 pub mod deep_link;
 pub mod export;

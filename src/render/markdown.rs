@@ -316,8 +316,7 @@ fn code_block_open(lang: &str) -> String {
 /// click handler does the copying.
 const COPY_BUTTON: &str = "<button type=\"button\" class=\"copy-button code-copy\" \
      aria-label=\"Copy code\"><span class=\"copy-icon\" aria-hidden=\"true\"></span>\
-     <span class=\"copy-label\">Copy</span></button>\
-     <span class=\"visually-hidden\" role=\"status\"></span>";
+     <span class=\"copy-label\">Copy</span></button>";
 
 /// The first word of a fence's info string, reduced to `[A-Za-z0-9_+-]`.
 fn code_language(info: &str) -> String {

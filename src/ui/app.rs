@@ -9,6 +9,7 @@ use super::chat::Chat;
 use super::export_progress::ExportProgress;
 use super::frame_refusal::FrameRefusal;
 use super::gateway_prompt::GatewayPrompt;
+use super::live_regions::{Announcer, LiveRegions};
 use super::notices::Notices;
 use super::runtime::Runtime;
 use super::settings_panel::SettingsPanel;
@@ -24,6 +25,7 @@ pub fn App() -> impl IntoView {
     }
     let rt = Runtime::start();
     provide_context(rt);
+    provide_context(Announcer::new());
     attention::install(rt);
 
     // Back/forward and typed deep links: the hash names the open thread.
@@ -50,21 +52,22 @@ pub fn App() -> impl IntoView {
         drawer_open.set(false);
     });
 
-    // While a question is open, the page behind it takes no focus or clicks.
-    let asking = move || rt.prompt.with(Option::is_some);
+    // While a dialog is open, the page behind it takes no focus or clicks.
+    let modal = move || settings_open.get() || rt.prompt.with(Option::is_some);
     view! {
-        <div class="app" class:drawer-open=move || drawer_open.get() inert=asking>
+        <div class="app" class:drawer-open=move || drawer_open.get() inert=modal>
             <Sidebar drawer_open />
             <div class="drawer-scrim" on:click=move |_| drawer_open.set(false)></div>
             <Chat settings_open drawer_open />
-            <Show when=move || settings_open.get()>
-                <SettingsPanel open=settings_open />
-            </Show>
             <Notices />
             <ExportProgress />
             <ShortcutHelp open=help_open />
         </div>
+        <Show when=move || settings_open.get()>
+            <SettingsPanel open=settings_open />
+        </Show>
         {move || rt.prompt.get().map(|prompt| view! { <GatewayPrompt prompt /> })}
+        <LiveRegions />
     }
     .into_any()
 }

@@ -99,7 +99,7 @@ fn Request(approval: Memo<Option<Approval>>) -> impl IntoView {
             </div>
         </Show>
         <Show when=answering>
-            <div class="approval-sending" role="status">"Sending your answer…"</div>
+            <div class="approval-sending">"Sending your answer…"</div>
         </Show>
     }
 }

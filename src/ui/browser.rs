@@ -138,6 +138,21 @@ pub fn focused() -> Option<web_sys::HtmlElement> {
         .filter(|el| el.tag_name() != "BODY")
 }
 
+/// Gives the focus back to `el` on the next frame (when a closing dialog's
+/// inert page can take it), if it is still in the page and nothing else
+/// took the focus meanwhile; else to the composer.
+pub fn refocus(el: Option<web_sys::HtmlElement>) {
+    leptos::prelude::request_animation_frame(move || {
+        if focused().is_some() {
+            return;
+        }
+        let el = el.filter(|el| el.is_connected()).or_else(composer);
+        if let Some(el) = el {
+            let _ = el.focus();
+        }
+    });
+}
+
 /// The composer's text field, where the focus goes by default.
 pub fn composer() -> Option<web_sys::HtmlElement> {
     use wasm_bindgen::JsCast;

@@ -30,7 +30,7 @@ pub fn UserBubble(row: RwSignal<Row>) -> impl IntoView {
             {move || match state() {
                 SendState::Pending => view! { <div class="msg-meta">"Sending…"</div> }.into_any(),
                 SendState::Failed(why) => view! {
-                    <div class="msg-meta send-error" role="alert">
+                    <div class="msg-meta send-error">
                         <span>{why}</span>
                         <button type="button" class="link-button" data-testid="retry-send"
                             on:click=move |_| { let id = cmid(); rt.act(|s| s.retry(&id)); }>"Retry"</button>

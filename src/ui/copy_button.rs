@@ -1,5 +1,5 @@
 //! Copy controls: a button that copies a text and says "Copied" for a
-//! moment, visibly and through a polite live region. Code blocks carry the
+//! moment, visibly and through the page's polite live region. Code blocks carry the
 //! same markup from the renderer (`render::markdown`), so one function,
 //! [`copy_and_confirm`], serves both.
 
@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::browser;
+use super::live_regions::Announcer;
 
 /// How long the confirmation stays.
 const CONFIRM_FOR: Duration = Duration::from_millis(1500);
@@ -24,12 +25,13 @@ pub fn CopyButton(
     #[prop(optional)]
     class: &'static str,
 ) -> impl IntoView {
+    let say = use_context::<Announcer>();
     let on_click = move |ev: web_sys::MouseEvent| {
         if let Some(button) = ev
             .current_target()
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
         {
-            copy_and_confirm(button, &text.get_untracked());
+            copy_and_confirm(button, &text.get_untracked(), say);
         }
     };
     view! {
@@ -39,14 +41,12 @@ pub fn CopyButton(
             <span class="copy-icon" aria-hidden="true"></span>
             <span class="copy-label">"Copy"</span>
         </button>
-        <span class="visually-hidden" role="status"></span>
     }
 }
 
 /// Copies `text`, then shows the outcome on `button` (a `.copy-button`:
-/// its `.copy-label`, and the `role="status"` element right after it) for
-/// [`CONFIRM_FOR`].
-pub fn copy_and_confirm(button: web_sys::Element, text: &str) {
+/// its `.copy-label`) for [`CONFIRM_FOR`] and says it through `say`.
+pub fn copy_and_confirm(button: web_sys::Element, text: &str, say: Option<Announcer>) {
     let Some(written) = browser::copy_to_clipboard(text) else {
         return;
     };
@@ -58,6 +58,9 @@ pub fn copy_and_confirm(button: web_sys::Element, text: &str) {
             "Copy failed"
         };
         show(&button, outcome, true);
+        if let Some(say) = say {
+            say.polite(outcome);
+        }
         let button = button.clone();
         set_timeout(move || show(&button, "Copy", false), CONFIRM_FOR);
     });
@@ -66,15 +69,9 @@ pub fn copy_and_confirm(button: web_sys::Element, text: &str) {
     settled.forget();
 }
 
-fn show(button: &web_sys::Element, label: &str, announce: bool) {
+fn show(button: &web_sys::Element, label: &str, copied: bool) {
     if let Ok(Some(l)) = button.query_selector(".copy-label") {
         l.set_text_content(Some(label));
     }
-    let _ = button.toggle_attribute_with_force("data-copied", announce);
-    if let Some(status) = button
-        .next_element_sibling()
-        .filter(|s| s.get_attribute("role").as_deref() == Some("status"))
-    {
-        status.set_text_content(announce.then_some(label));
-    }
+    let _ = button.toggle_attribute_with_force("data-copied", copied);
 }

@@ -21,18 +21,10 @@ pub fn GatewayPrompt(prompt: Prompt) -> impl IntoView {
             let _ = b.focus();
         }
     });
-    let restore_focus = move || {
-        // Taken now: the dialog (and what it owns) is gone by the next
-        // frame, when the page stops being inert and can take the focus.
-        let el = back.try_get_value().flatten();
-        request_animation_frame(move || {
-            // The element may be gone (a dialog that led to this one).
-            let el = el.filter(|el| el.is_connected()).or_else(browser::composer);
-            if let Some(el) = el {
-                let _ = el.focus();
-            }
-        });
-    };
+    // Taken now: the dialog (and what it owns) is gone by the next frame,
+    // when the page stops being inert and can take the focus. The element
+    // may be gone by then (a dialog that led to this one).
+    let restore_focus = move || browser::refocus(back.try_get_value().flatten());
     let token = NodeRef::<Input>::new();
     let remember = NodeRef::<Input>::new();
 

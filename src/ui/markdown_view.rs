@@ -15,6 +15,7 @@ use wasm_bindgen::JsCast;
 use super::browser;
 use super::code_highlight::highlight_within;
 use super::copy_button::copy_and_confirm;
+use super::live_regions::Announcer;
 use super::timeline::RowMounts;
 use crate::render::highlight::{TailHighlight, TailStep};
 use crate::render::{self, IncrementalMarkdown};
@@ -84,8 +85,9 @@ pub fn MarkdownView(
         grew(prev.is_none());
     });
 
+    let say = use_context::<Announcer>();
     view! {
-        <div class="markdown" on:click=on_click>
+        <div class="markdown" on:click=move |ev| on_click(ev, say)>
             <div class="md-stable" node_ref=stable></div>
             <div class="md-tail" node_ref=tail></div>
         </div>
@@ -135,7 +137,7 @@ fn append_blocks(stable: &web_sys::HtmlElement, shown: usize, blocks: &[String])
 }
 
 /// The rendered HTML's buttons: image placeholders and code copy buttons.
-fn on_click(ev: web_sys::MouseEvent) {
+fn on_click(ev: web_sys::MouseEvent, say: Option<Announcer>) {
     let Some(button) = ev
         .target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -144,14 +146,14 @@ fn on_click(ev: web_sys::MouseEvent) {
         return;
     };
     if button.class_list().contains("code-copy") {
-        copy_code(button);
+        copy_code(button, say);
     } else {
         load_image(button);
     }
 }
 
 /// Copies the plain text of the code block the button heads.
-fn copy_code(button: web_sys::Element) {
+fn copy_code(button: web_sys::Element, say: Option<Announcer>) {
     let code = button
         .closest(".code-block")
         .ok()
@@ -159,7 +161,7 @@ fn copy_code(button: web_sys::Element) {
         .and_then(|b| b.query_selector("code").ok().flatten())
         .and_then(|c| c.text_content());
     if let Some(code) = code {
-        copy_and_confirm(button, &code);
+        copy_and_confirm(button, &code, say);
     }
 }
 

@@ -13,6 +13,7 @@ mod copy_button;
 mod export_progress;
 mod frame_refusal;
 mod gateway_prompt;
+mod live_regions;
 mod markdown_view;
 mod notices;
 mod progress_draft;

@@ -8,9 +8,9 @@ use super::runtime::Runtime;
 pub fn Notices() -> impl IntoView {
     let rt = expect_context::<Runtime>();
     view! {
-        <div class="notices" aria-live="assertive">
+        <div class="notices">
             <For each=move || rt.view.notices.get() key=|n| n.id let:n>
-                <div class="notice" role="alert">
+                <div class="notice">
                     <span>{n.text.clone()}</span>
                     <button type="button" class="icon-button" aria-label="Dismiss"
                         on:click=move |_| rt.act(|s| { s.dismiss_notice(n.id); Vec::new() })>"×"</button>

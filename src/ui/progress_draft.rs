@@ -45,7 +45,7 @@ pub fn ProgressDraft() -> impl IntoView {
     };
     view! {
         {move || lines().map(|lines| view! {
-            <div class="msg progress-draft" data-testid="progress-draft" role="status" aria-live="polite">
+            <div class="msg progress-draft" data-testid="progress-draft">
                 {lines.into_iter().enumerate().map(|(i, (is_label, l))| view! {
                     <div class="progress-line" class:progress-label=is_label data-line=i>{l}</div>
                 }).collect_view()}

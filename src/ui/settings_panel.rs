@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::attention;
+use super::browser;
 use super::runtime::Runtime;
 use super::saved_gateways::SavedGateways;
 use crate::settings::{LabelMode, ProgressDetail, Settings, StreamingMode, Theme, ToolDetail};
@@ -23,6 +24,16 @@ pub fn SettingsPanel(open: RwSignal<bool>) -> impl IntoView {
             close();
         }
     };
+    // The focus moves in (to the close button) and, when the dialog goes,
+    // back to what opened it (the page behind is inert meanwhile).
+    let back = browser::focused();
+    let first = NodeRef::<leptos::html::Button>::new();
+    Effect::new(move |_| {
+        if let Some(b) = first.get() {
+            let _ = b.focus();
+        }
+    });
+    on_cleanup(move || browser::refocus(back));
     let s = move || rt.settings.get();
     let diag = move || rt.view.diagnostics.get();
     let gateway = move || rt.gateway.get();
@@ -36,7 +47,7 @@ pub fn SettingsPanel(open: RwSignal<bool>) -> impl IntoView {
         <div class="settings" data-testid="settings" role="dialog" aria-modal="true" aria-labelledby="settings-title" on:keydown=on_key>
             <header class="settings-head">
                 <h2 id="settings-title">"Settings"</h2>
-                <button type="button" class="icon-button" aria-label="Close settings" data-testid="close-settings" on:click=move |_| close()>"×"</button>
+                <button type="button" class="icon-button" aria-label="Close settings" data-testid="close-settings" node_ref=first on:click=move |_| close()>"×"</button>
             </header>
 
             <fieldset>

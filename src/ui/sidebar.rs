@@ -37,6 +37,30 @@ pub fn Sidebar(drawer_open: RwSignal<bool>) -> impl IntoView {
         list
     });
 
+    // The rename field gone (committed or cancelled), the focus goes back
+    // to that thread's link, also once the new title comes back from the
+    // gateway (a new item: the title is part of its key); until the user
+    // puts the focus anywhere else.
+    let refocus = RefocusLink(StoredValue::new(None));
+    Effect::new(move |was: Option<Option<String>>| {
+        let now = renaming.get();
+        if let (Some(Some(id)), None) = (&was, &now) {
+            refocus.0.set_value(Some(id.clone()));
+        }
+        now
+    });
+    let _focusin = window_event_listener(leptos::ev::focusin, move |ev| {
+        let on_link = ev
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .and_then(|el| el.closest(".thread-item").ok().flatten())
+            .and_then(|li| li.get_attribute("data-channel-id"));
+        if on_link != refocus.0.get_value() {
+            refocus.0.set_value(None);
+        }
+    });
+    provide_context(refocus);
+
     view! {
         <nav class="sidebar" data-testid="sidebar" aria-label="Threads">
             <div class="sidebar-head">
@@ -216,13 +240,25 @@ fn ThreadItem(
         }
     });
 
+    let link = NodeRef::<leptos::html::A>::new();
+    if let Some(refocus) = use_context::<RefocusLink>() {
+        let id = id.clone();
+        Effect::new(move |_| {
+            if let Some(a) = link.get() {
+                if refocus.0.with_value(|r| r.as_deref() == Some(id.as_str())) {
+                    browser::refocus(Some(a.into()));
+                }
+            }
+        });
+    }
+
     view! {
         <li class="thread-item" data-channel-id=id.clone() class:active=move || is_active.get()>
             <Show when=move || is_renaming.get() fallback={
                 let title = title.clone();
                 let id = id.clone();
                 move || view! {
-                    <a href=browser::channel_href(Some(&id))
+                    <a href=browser::channel_href(Some(&id)) node_ref=link
                         aria-current=move || is_active.get().then_some("page")
                         aria-haspopup="menu"
                         on:contextmenu=on_contextmenu.clone()
@@ -234,7 +270,7 @@ fn ThreadItem(
                         on:touchend=on_touchend
                         on:click=on_click>
                         <span class="thread-title">
-                            <Show when=move || pinned.get()><span class="pin" aria-label="Pinned">"📌"</span></Show>
+                            <Show when=move || pinned.get()><span class="pin" role="img" aria-label="Pinned">"📌"</span></Show>
                             {title.clone()}
                         </span>
                         <span class="thread-preview">{c.preview.clone()}</span>
@@ -243,10 +279,10 @@ fn ThreadItem(
                                 <span class="badge needs-you" data-testid="needs-you">"needs you"</span>
                             </Show>
                             <Show when=move || c.busy>
-                                <span class="badge busy" data-testid="busy" aria-label="Agent working"></span>
+                                <span class="badge busy" data-testid="busy" role="img" aria-label="Agent working"></span>
                             </Show>
                             <Show when=move || { c.unread > 0 }>
-                                <span class="badge unread" data-testid="unread" aria-label="Unread messages">{c.unread}</span>
+                                <span class="badge unread" data-testid="unread" role="img" aria-label=format!("{} unread", c.unread)>{c.unread}</span>
                             </Show>
                         </span>
                     </a>
@@ -263,6 +299,10 @@ fn ThreadItem(
         </li>
     }
 }
+
+/// The thread whose link should get the focus back when it (re)appears.
+#[derive(Clone, Copy)]
+struct RefocusLink(StoredValue<Option<String>>);
 
 #[derive(Default)]
 struct PressState {

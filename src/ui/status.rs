@@ -58,7 +58,7 @@ pub fn ConnectionStatus() -> impl IntoView {
             .with(|g| g.as_ref().is_some_and(|g| g.is_exposed()))
     };
     view! {
-        <div class="conn-status" data-testid="conn-status" data-state=state role="status">
+        <div class="conn-status" data-testid="conn-status" data-state=state>
             <span class="conn-dot" aria-hidden="true"></span>
             <span class="conn-label">{label}</span>
             <Show when=exposed>

@@ -29,9 +29,12 @@ pub fn ThreadMenu(
     let rt = expect_context::<Runtime>();
     let el = NodeRef::<Div>::new();
     let confirming = RwSignal::new(false);
+    // What had the focus before the menu took it, to give it back.
+    let back = StoredValue::new_local(None::<web_sys::HtmlElement>);
     let close = move || {
         confirming.set(false);
         menu.set(None);
+        browser::refocus(back.try_update_value(Option::take).flatten());
     };
 
     // Keep the menu inside the viewport, then focus its first item.
@@ -52,6 +55,10 @@ pub fn ThreadMenu(
         let style = web_sys::HtmlElement::style(&node);
         let _ = style.set_property("left", &format!("{x}px"));
         let _ = style.set_property("top", &format!("{y}px"));
+        let outside = browser::focused().filter(|f| !node.contains(Some(f)));
+        if outside.is_some() {
+            back.set_value(outside);
+        }
         if let Some(first) = node.query_selector("[role=menuitem]").ok().flatten() {
             if let Ok(first) = first.dyn_into::<web_sys::HtmlElement>() {
                 let _ = first.focus();

@@ -48,7 +48,6 @@ pub fn Timeline() -> impl IntoView {
     provide_context(RowMounts(list));
     let window_keys = list.with_value(|l| l.window_keys);
     let unseen = RwSignal::new(false);
-    let announcement = RwSignal::new(String::new());
     let refresh_queued = StoredValue::new_local(false);
 
     let scroller = NodeRef::<Div>::new();
@@ -60,12 +59,8 @@ pub fn Timeline() -> impl IntoView {
     // What every event handler does with the list's answer.
     let follow_up = move |after: After| {
         if after.appended {
-            let last = newest_row(rt);
-            if let Some(text) = last.and_then(announcement_for) {
-                announcement.set(text.to_string());
-            }
             // The reader's own message brings them to the end.
-            if last.is_some_and(is_own_pending) {
+            if newest_row(rt).is_some_and(is_own_pending) {
                 order.with_untracked(|o| list.try_update_value(|l| l.follow(o)));
             }
         }
@@ -198,10 +193,11 @@ pub fn Timeline() -> impl IntoView {
     let empty = move || order.with(|o| o.is_empty());
 
     view! {
-        <div class="timeline" data-testid="timeline" node_ref=scroller on:scroll=on_scroll>
+        <div class="timeline" data-testid="timeline" tabindex="0" role="region" aria-label="Messages"
+            node_ref=scroller on:scroll=on_scroll>
             <div class="timeline-inner" node_ref=content>
                 <Show when=loading>
-                    <div class="history-marker" role="status">"Loading earlier messages…"</div>
+                    <div class="history-marker">"Loading earlier messages…"</div>
                 </Show>
                 <Show when=move || beginning() && !empty()>
                     <div class="history-marker" data-testid="beginning">"Beginning of thread"</div>
@@ -217,11 +213,10 @@ pub fn Timeline() -> impl IntoView {
                     <div class="rows-spacer" node_ref=bottom_spacer></div>
                 </div>
                 <Show when=loading_newer>
-                    <div class="history-marker" role="status">"Loading later messages…"</div>
+                    <div class="history-marker">"Loading later messages…"</div>
                 </Show>
                 <ProgressDraft />
                 <TypingIndicator />
-                <div class="visually-hidden" aria-live="polite">{move || announcement.get()}</div>
             </div>
             <Show when=detached>
                 <button type="button" class="new-messages-pill" data-testid="jump-latest"
@@ -241,17 +236,6 @@ fn newest_row(rt: Runtime) -> Option<RwSignal<Row>> {
         .with_untracked(|o| o.last().and_then(|k| rt.view.row(k)))
 }
 
-/// What screen readers hear about a new row: the list itself is not a live
-/// region, since rows also mount while the reader scrolls.
-fn announcement_for(row: RwSignal<Row>) -> Option<&'static str> {
-    row.with_untracked(|r| match &r.body {
-        RowBody::User(_) => Some("Message sent."),
-        RowBody::Assistant(_) => Some("New answer from the agent."),
-        RowBody::Approval(a) if a.is_pending() => Some("The agent asks for your approval."),
-        RowBody::Commentary(_) | RowBody::Tool(_) | RowBody::Approval(_) => None,
-    })
-}
-
 fn is_own_pending(row: RwSignal<Row>) -> bool {
     row.with_untracked(|r| matches!(&r.body, RowBody::User(u) if u.send == SendState::Pending))
 }
@@ -262,7 +246,7 @@ fn TypingIndicator() -> impl IntoView {
     let typing = move || rt.view.turn.with(|t| t.as_ref().is_some_and(|t| t.typing));
     view! {
         <Show when=typing>
-            <div class="typing" data-testid="typing" aria-label="The agent is typing">
+            <div class="typing" data-testid="typing" role="img" aria-label="The agent is typing">
                 <span></span><span></span><span></span>
             </div>
         </Show>

@@ -84,7 +84,7 @@ pub fn ToolCard(row: RwSignal<Row>) -> impl IntoView {
         <div class="tool-card" data-state=state class:open=open>
             <button type="button" class="tool-line" aria-expanded=move || open().to_string()
                 on:click=move |_| opened.set(Some(!open()))>
-                <span class="tool-status" aria-label=state>{icon}</span>
+                <span class="tool-status" role="img" aria-label=state>{icon}</span>
                 <span class="tool-text">{line}</span>
                 <span class="tool-duration">{duration}</span>
             </button>

@@ -115,11 +115,9 @@ fn only_known_offered_choices_show_in_order_and_the_card_is_keyboard_reachable()
             "the live region to announce the request",
             secs(5),
             || async {
-                let said = b
-                    .texts_of("[data-testid=timeline] [aria-live=polite]")
-                    .await;
+                let said = b.texts_of("[data-testid=live-polite]").await;
                 said.iter()
-                    .any(|t| t == "The agent asks for your approval.")
+                    .any(|t| t.starts_with("The agent asks for your approval: "))
                     .then_some(())
             },
         )

@@ -24,6 +24,7 @@
 
 #![allow(dead_code)] // each test binary uses a different part of the harness
 
+pub mod axe;
 pub mod browser;
 pub mod canary;
 pub mod cdp;

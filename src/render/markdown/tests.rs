@@ -410,8 +410,7 @@ fn code_head(lang: &str) -> String {
         "<div class=\"code-block\"><div class=\"code-head\">{label}\
          <button type=\"button\" class=\"copy-button code-copy\" aria-label=\"Copy code\">\
          <span class=\"copy-icon\" aria-hidden=\"true\"></span>\
-         <span class=\"copy-label\">Copy</span></button>\
-         <span class=\"visually-hidden\" role=\"status\"></span></div>"
+         <span class=\"copy-label\">Copy</span></button></div>"
     )
 }
 
