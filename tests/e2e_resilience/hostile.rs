@@ -26,7 +26,10 @@ window.alert = trip('alert'); window.confirm = trip('confirm');
 window.prompt = trip('prompt'); window.print = trip('print');
 window.__scripts = document.querySelectorAll('script').length;
 window.__bad = [];
-const CONTENT = '.msg, .tool-card, .sidebar, .chat-title, .progress-draft, .notices';
+// Where untrusted text is shown: messages, tool cards, thread titles and
+// previews, search hits, the thread's title, progress drafts and notices
+// (not the app's own controls around them, such as the search field).
+const CONTENT = '.msg, .tool-card, .thread-list, .search-results, .chat-title, .progress-draft, .notices';
 const NEVER = new Set(['SCRIPT', 'IFRAME', 'FRAME', 'FRAMESET', 'OBJECT', 'EMBED', 'APPLET',
   'BASE', 'META', 'LINK', 'STYLE', 'SVG', 'MATH', 'IMG', 'IMAGE', 'VIDEO', 'AUDIO', 'SOURCE',
   'TRACK', 'PICTURE', 'PORTAL', 'XMP', 'PLAINTEXT', 'MARQUEE']);
