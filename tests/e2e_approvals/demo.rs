@@ -152,7 +152,15 @@ fn allow_once_runs_the_command_and_deny_does_not() {
         let second = answered(b, "deny", "Denied", 2).await;
         assert_ne!(second, id);
         check_turn(b, "failed", "denied by the user", DENIED).await;
-        assert_eq!(turn_view(b).await["approvals"], 2);
+        // The first turn's card is still in the thread, with its outcome
+        // (scrolled to: the timeline mounts only the rows near the view).
+        b.js(
+            "document.querySelector('[data-testid=timeline]').scrollTop = 0;",
+            vec![],
+        )
+        .await;
+        wait_state(b, &id, "resolved").await;
+        assert_eq!(outcome(b, &id).await, "Allowed once");
         app.finish().await;
     });
 }
