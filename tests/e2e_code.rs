@@ -376,7 +376,8 @@ fn highlighting_a_2000_line_block_makes_no_long_task() {
 }
 
 /// Focuses the first element matching `css`, presses `key` on it, and
-/// returns what the clipboard then holds and the button's feedback.
+/// returns what the clipboard then holds and the feedback: shown on the
+/// button, heard through the page's one polite live region.
 async fn copy_by_key(b: &Browser, css: &str, key: Key) -> Value {
     b.js(
         "const e = document.querySelector(arguments[0]); e.setAttribute('data-e2e', 'copy'); e.focus();",
@@ -396,8 +397,9 @@ async fn copy_by_key(b: &Browser, css: &str, key: Key) -> Value {
                      const e = document.querySelector('[data-e2e=copy]');\
                      const label = e.querySelector('.copy-label').textContent;\
                      if (label !== 'Copied') return null;\
-                     return {label, status: e.nextElementSibling.textContent,\
-                       role: e.nextElementSibling.getAttribute('role'),\
+                     const region = document.querySelector('[data-testid=live-polite]');\
+                     return {label, status: region.textContent.replace(/\\u00a0$/, ''),\
+                       live: region.getAttribute('aria-live'),\
                        name: e.getAttribute('aria-label'), tag: e.tagName,\
                        clip: await navigator.clipboard.readText()};\
                      })();",
@@ -414,7 +416,7 @@ async fn copy_by_key(b: &Browser, css: &str, key: Key) -> Value {
                 "const e = document.querySelector('[data-e2e=copy]');\
                  e.removeAttribute('data-e2e');\
                  const back = e.querySelector('.copy-label').textContent === 'Copy'\
-                   && e.nextElementSibling.textContent === '';\
+                   && !e.hasAttribute('data-copied');\
                  if (!back) e.setAttribute('data-e2e', 'copy');\
                  return back;",
                 vec![],
@@ -449,7 +451,7 @@ fn answers_code_blocks_and_tool_arguments_copy_from_the_keyboard() {
                 && got["name"] == name
                 && got["tag"] == "BUTTON"
                 && got["status"] == "Copied"
-                && got["role"] == "status"
+                && got["live"] == "polite"
         };
         let code = copy_by_key(b, ".code-copy", Key::Enter).await;
         if !expect(&code, "Copy code", &format!("{}\n", SAMPLES[0].1)) {

@@ -287,7 +287,8 @@ fn image_placeholder<'a>(image: ImageCapture) -> Event<'a> {
 }
 
 /// A code block's frame: a head with the language label (when there is
-/// one) and a copy button ([`COPY_BUTTON`]), then `<pre><code>`; `lang` is
+/// one) and a copy button ([`COPY_BUTTON`]), then `<pre><code>`, the
+/// `<pre>` focusable so a long line scrolls by keyboard; `lang` is
 /// already reduced to `[A-Za-z0-9_+-]`. The UI highlights the
 /// `code[data-lang]` of complete blocks (`ui/code_highlight.rs`).
 fn code_block_open(lang: &str) -> String {
@@ -299,7 +300,7 @@ fn code_block_open(lang: &str) -> String {
         s.push_str("</span>");
     }
     s.push_str(COPY_BUTTON);
-    s.push_str("</div><pre><code");
+    s.push_str("</div><pre tabindex=\"0\"><code");
     if !lang.is_empty() {
         s.push_str(" class=\"language-");
         s.push_str(lang);

@@ -11,6 +11,7 @@ use wasm_bindgen::JsValue;
 use web_sys::KeyboardEvent;
 
 use super::browser;
+use super::live_regions::Announcer;
 use super::runtime::Runtime;
 use crate::protocol::{Hit, HitKind, Role};
 use crate::search::{highlight, Status, DEBOUNCE_MS, TIMEOUT_MS};
@@ -101,6 +102,27 @@ pub fn SearchBox(drawer_open: RwSignal<bool>) -> impl IntoView {
             _ => None,
         })
     };
+    // Heard through the page's one polite region (the status line itself
+    // is not a live region): what the line says, or how many hits came.
+    let heard = move || {
+        status_text().or_else(|| {
+            search.with(|s| {
+                (s.status == Status::Done && !s.hits.is_empty())
+                    .then(|| format!("{} results", s.hits.len()))
+            })
+        })
+    };
+    if let Some(say) = use_context::<Announcer>() {
+        Effect::new(move |prev: Option<Option<String>>| {
+            let now = heard();
+            if let (Some(before), Some(text)) = (&prev, &now) {
+                if before.as_ref() != Some(text) {
+                    say.polite(text);
+                }
+            }
+            now
+        });
+    }
 
     view! {
         <div class="search" data-testid="search">
@@ -114,7 +136,7 @@ pub fn SearchBox(drawer_open: RwSignal<bool>) -> impl IntoView {
                 on:input=on_input on:keydown=on_keydown />
             <Show when=move || showing() || unavailable()>
                 {move || status_text().map(|t| view! {
-                    <p class="search-status" data-testid="search-status" role="status">{t}</p>
+                    <p class="search-status" data-testid="search-status">{t}</p>
                 })}
             </Show>
             <Show when=showing>

@@ -35,6 +35,12 @@ fn hits_show_marked_words_and_hostile_snippets_stay_text() {
             (b.count(HIT).await == 20).then_some(())
         })
         .await;
+        // Heard once through the page's polite region.
+        b.poll("the hit count to be heard", secs(5), || async {
+            let heard = b.try_text_of("[data-testid=live-polite]").await?;
+            (heard.trim_end_matches('\u{a0}') == "20 results").then_some(())
+        })
+        .await;
         // Debounced: one search for the whole word, not one per key.
         let searches = fake.received_of("search");
         assert_eq!(searches.len(), 1, "{searches:?}");
@@ -70,6 +76,11 @@ fn hits_show_marked_words_and_hostile_snippets_stay_text() {
         })
         .await;
         assert_eq!(fake.received_of("search")[1]["cursor"], json!("20"));
+        b.poll("the new hit count to be heard", secs(5), || async {
+            let heard = b.try_text_of("[data-testid=live-polite]").await?;
+            (heard.trim_end_matches('\u{a0}') == "25 results").then_some(())
+        })
+        .await;
         b.wait_gone("[data-testid=search-more]", secs(5)).await;
         let seqs: Vec<u64> = b
             .js("return Array.from(document.querySelectorAll('[data-testid=search-hit]')).map(h => Number(h.dataset.seq));", vec![])
@@ -152,8 +163,14 @@ fn a_gateway_without_search_says_so() {
             )
             .await;
         assert_eq!(placeholder, json!("Search is unavailable on this gateway"));
-        // Not a notice: the field says it.
+        // Not a notice: the field says it; the page's two regions stay
+        // the only live ones.
         assert_eq!(b.count(".notice").await, 0);
+        assert_eq!(
+            b.count("[aria-live], [role=status], [role=alert], [role=log]")
+                .await,
+            2
+        );
         page.finish().await;
     });
 }

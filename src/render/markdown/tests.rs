@@ -117,7 +117,8 @@ fn tag_problem(tag: &str) -> Option<String> {
             "input" => &["disabled", "type", "checked"],
             "code" => &["class", "data-lang"],
             "div" => &["class"],
-            "span" => &["class", "aria-hidden", "role"],
+            "span" => &["class", "aria-hidden"],
+            "pre" => &["tabindex"],
             "ol" => &["start"],
             "th" | "td" => &["class"],
             _ => &[],
@@ -133,20 +134,15 @@ fn tag_problem(tag: &str) -> Option<String> {
                 ["align-left", "align-center", "align-right"].contains(&value.as_str())
             }
             "class" if name == "div" => ["code-block", "code-head"].contains(&value.as_str()),
-            "class" if name == "span" => [
-                "code-lang",
-                "code-part",
-                "copy-icon",
-                "copy-label",
-                "visually-hidden",
-            ]
-            .contains(&value.as_str()),
+            "class" if name == "span" => {
+                ["code-lang", "code-part", "copy-icon", "copy-label"].contains(&value.as_str())
+            }
             "data-lang" => value
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "_+-".contains(c)),
             "aria-label" => value == "Copy code",
             "aria-hidden" => value == "true",
-            "role" => value == "status",
+            "tabindex" => value == "0",
             "class" => {
                 value == "md-img"
                     || value == "copy-button code-copy"
@@ -418,7 +414,7 @@ fn code_head(lang: &str) -> String {
 fn long_code_blocks_are_written_in_parts_of_100_lines() {
     let lines = |n: std::ops::Range<usize>| -> String { n.map(|i| format!("{i}\n")).collect() };
     let html = to_html(&format!("```\n{}```\n", lines(0..250)));
-    let body = html.split("<pre><code>").nth(1).unwrap();
+    let body = html.split("<pre tabindex=\"0\"><code>").nth(1).unwrap();
     let parts: Vec<&str> = body
         .trim_end_matches("</span></code></pre></div>\n")
         .split("<span class=\"code-part\">")
@@ -436,33 +432,34 @@ fn code_blocks_keep_a_sanitized_language_class_and_label() {
     assert_eq!(
         to_html("```rust\nfn main() {}\n```"),
         code_head("rust")
-            + "<pre><code class=\"language-rust\" data-lang=\"rust\"><span class=\"code-part\">fn main() {}\n\
+            + "<pre tabindex=\"0\"><code class=\"language-rust\" data-lang=\"rust\"><span class=\"code-part\">fn main() {}\n\
                </span></code></pre></div>\n"
     );
     assert_eq!(
         to_html("```c++ extra\nx\n```"),
         code_head("c++")
-            + "<pre><code class=\"language-c++\" data-lang=\"c++\"><span class=\"code-part\">x\n</span></code></pre></div>\n"
+            + "<pre tabindex=\"0\"><code class=\"language-c++\" data-lang=\"c++\"><span class=\"code-part\">x\n</span></code></pre></div>\n"
     );
     assert_eq!(
         to_html("```\"><x\n<y>\n```"),
         code_head("x")
-            + "<pre><code class=\"language-x\" data-lang=\"x\"><span class=\"code-part\">&lt;y&gt;\n</span></code></pre></div>\n"
+            + "<pre tabindex=\"0\"><code class=\"language-x\" data-lang=\"x\"><span class=\"code-part\">&lt;y&gt;\n</span></code></pre></div>\n"
     );
     assert_eq!(
         to_html("~~~\na\n~~~"),
-        code_head("") + "<pre><code><span class=\"code-part\">a\n</span></code></pre></div>\n"
+        code_head("")
+            + "<pre tabindex=\"0\"><code><span class=\"code-part\">a\n</span></code></pre></div>\n"
     );
     assert_eq!(
         to_html("    <i>\n"),
         code_head("")
-            + "<pre><code><span class=\"code-part\">&lt;i&gt;\n</span></code></pre></div>\n"
+            + "<pre tabindex=\"0\"><code><span class=\"code-part\">&lt;i&gt;\n</span></code></pre></div>\n"
     );
     assert_eq!(
         to_html("- a\n\n  ```sh\n  </code><img src=x onerror=alert(1)>\n  ```\n"),
         "<ul>\n<li>\n<p>a</p>\n".to_string()
             + &code_head("sh")
-            + "<pre><code class=\"language-sh\" data-lang=\"sh\"><span class=\"code-part\">\
+            + "<pre tabindex=\"0\"><code class=\"language-sh\" data-lang=\"sh\"><span class=\"code-part\">\
                &lt;/code&gt;&lt;img src=x onerror=alert(1)&gt;\n</span></code></pre></div>\n</li>\n</ul>\n"
     );
 }
