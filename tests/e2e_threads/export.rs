@@ -125,6 +125,12 @@ fn export_fetches_every_page_as_markdown_and_json() {
         {
             b.fail(&format!("unexpected JSON download: {file}")).await;
         }
+        // The start was heard once, in the page's polite region.
+        let heard = b
+            .try_text_of("[data-testid=live-polite]")
+            .await
+            .unwrap_or_default();
+        assert_eq!(heard.trim_end_matches('\u{a0}'), "Exporting the thread");
         let befores: Vec<Value> = export_requests(b)
             .await
             .iter()
