@@ -49,12 +49,16 @@ pub fn ThreadMenu(
             .ok()
             .and_then(|v| v.as_f64())
             .unwrap_or(0.0);
-        let rect = node.get_bounding_client_rect();
-        let x = at.x.min(vw - rect.width() - EDGE).max(EDGE);
-        let y = at.y.min(vh - rect.height() - EDGE).max(EDGE);
         let style = web_sys::HtmlElement::style(&node);
-        let _ = style.set_property("left", &format!("{x}px"));
-        let _ = style.set_property("top", &format!("{y}px"));
+        // Twice: placed near the right edge, the menu has less room, so a
+        // long item may wrap and make it taller than first measured.
+        for _ in 0..2 {
+            let rect = node.get_bounding_client_rect();
+            let x = at.x.min(vw - rect.width() - EDGE).max(EDGE);
+            let y = at.y.min(vh - rect.height() - EDGE).max(EDGE);
+            let _ = style.set_property("left", &format!("{x}px"));
+            let _ = style.set_property("top", &format!("{y}px"));
+        }
         let outside = browser::focused().filter(|f| !node.contains(Some(f)));
         if outside.is_some() {
             back.set_value(outside);
