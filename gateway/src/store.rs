@@ -12,6 +12,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use crate::clock::now_ms;
 use crate::history::{Anchor, Page, PageQuery};
 use crate::search_index::{self, SearchPage, SearchQuery};
+pub use crate::store_error::StoreError;
 use crate::title::preview;
 
 /// File name of the database inside `--data-dir`.
@@ -45,24 +46,6 @@ CREATE TABLE IF NOT EXISTS approvals (
     seq        INTEGER NOT NULL
 );
 ";
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("unknown channel")]
-    NotFound,
-    #[error("cannot create the data directory: {0}")]
-    Io(#[from] std::io::Error),
-    #[error("database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-    #[error("cannot encode a log item: {0}")]
-    Json(#[from] serde_json::Error),
-    #[error("corrupt log item: {0}")]
-    Item(#[from] aria_protocol::DecodeError),
-    #[error("corrupt log: {0}")]
-    Corrupt(String),
-    #[error("database worker failed: {0}")]
-    Worker(String),
-}
 
 /// An item that can be appended to a channel's log.
 pub trait LogItem: Clone + serde::Serialize {

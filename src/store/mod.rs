@@ -69,6 +69,15 @@ pub enum Alert {
     TurnEnded { channel: String },
 }
 
+impl Alert {
+    /// The thread the alert is about.
+    pub fn channel(&self) -> &str {
+        match self {
+            Alert::Approval { channel, .. } | Alert::TurnEnded { channel } => channel,
+        }
+    }
+}
+
 /// What changed, so the reactive layer updates only that.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Change {

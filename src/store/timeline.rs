@@ -65,7 +65,7 @@ impl Timeline {
     }
 
     /// Row keys in display order.
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &RowKey> {
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &RowKey> + ExactSizeIterator {
         self.order.values()
     }
 

@@ -28,7 +28,7 @@ use web_sys::{Element, HtmlElement, ResizeObserver, ResizeObserverEntry};
 use super::heights::{self, Heights};
 use super::window::{self, Viewport};
 use crate::store::RowKey;
-use crate::ui::view_state::OrderEdit;
+use crate::ui::order_edits::OrderEdit;
 
 /// Distance from the bottom (px) that still counts as "at the bottom".
 const BOTTOM_SLACK: f64 = 48.0;
