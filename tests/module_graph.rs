@@ -409,16 +409,18 @@ fn absolute(module: &ModPath, path: &[String]) -> Option<Vec<String>> {
 
 /// Whether the code itself defines `name` (not merely re-exports it).
 fn defines(code: &str, name: &str) -> bool {
-    ["fn", "struct", "enum", "trait", "type", "const", "static", "mod"]
-        .iter()
-        .any(|kw| {
-            let needle = format!("{kw} {name}");
-            code.match_indices(&needle).any(|(i, _)| {
-                let before_ok = i == 0 || !is_ident(code.as_bytes()[i - 1]);
-                let after = code.as_bytes().get(i + needle.len()).copied();
-                before_ok && !after.is_some_and(is_ident)
-            })
+    [
+        "fn", "struct", "enum", "trait", "type", "const", "static", "mod",
+    ]
+    .iter()
+    .any(|kw| {
+        let needle = format!("{kw} {name}");
+        code.match_indices(&needle).any(|(i, _)| {
+            let before_ok = i == 0 || !is_ident(code.as_bytes()[i - 1]);
+            let after = code.as_bytes().get(i + needle.len()).copied();
+            before_ok && !after.is_some_and(is_ident)
         })
+    })
 }
 
 /// Tarjan's strongly connected components.
@@ -520,7 +522,10 @@ fn a_cycle_is_found() {
     fs::create_dir_all(dir.join("ui")).expect("temp dir");
     let write = |p: &str, s: &str| fs::write(dir.join(p), s).expect("write");
     write("lib.rs", "mod ui;\nmod store;\npub use store::Store;\n");
-    write("store.rs", "pub struct Store;\nfn f() -> crate::ui::view::View { todo!() }\n");
+    write(
+        "store.rs",
+        "pub struct Store;\nfn f() -> crate::ui::view::View { todo!() }\n",
+    );
     write("ui.rs", "mod view;\nmod other;\n");
     write(
         "ui/view.rs",

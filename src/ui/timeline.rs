@@ -104,7 +104,13 @@ pub fn Timeline() -> impl IntoView {
         });
     });
 
-    // Hooks the list up to its elements and a ResizeObserver, once.
+    // Hooks the list up to its elements and a ResizeObserver, once; both
+    // go with the timeline.
+    let on_resize_fn = StoredValue::new_local(None::<Closure<dyn FnMut(js_sys::Array)>>);
+    on_cleanup(move || {
+        list.try_update_value(VirtualList::detach);
+        on_resize_fn.try_set_value(None);
+    });
     Effect::new(move |_| {
         let (Some(s), Some(c), Some(r), Some(t), Some(b)) = (
             scroller.get(),
@@ -123,8 +129,7 @@ pub fn Timeline() -> impl IntoView {
         let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) else {
             return;
         };
-        // The timeline lives as long as the page: so do these.
-        on_resize.forget();
+        on_resize_fn.set_value(Some(on_resize));
         // Scroller: screen size; content: markers and the draft appearing.
         observer.observe(&s);
         observer.observe(&c);

@@ -5,7 +5,7 @@
 use crate::store::{ChannelState, RowBody, RowKey, Store, Turn, WorkEvent};
 
 /// A thread as the sidebar shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct ChannelSummary {
     pub id: String,
     pub title: String,
