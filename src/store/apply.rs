@@ -15,8 +15,8 @@ use super::{Alert, Change, Effect, Store, NEW_THREAD};
 use crate::protocol::{
     thread_preview, Channel, ChannelCreated, ChannelList, ChannelRenamed, ClientFrame,
     CommentaryItem, Empty, ErrorCode, ErrorFrame, History, HistoryItem, InChannel, MessageItem,
-    MessageStart, MessageStop, Ready, SearchResults, ServerFrame, ToolEnd, ToolProgress, ToolStart,
-    Typing,
+    MessageStart, MessageStop, MessageUpdate, Ready, SearchResults, ServerFrame, ToolEnd,
+    ToolProgress, ToolStart, Typing,
 };
 /// Most `tool.progress` notes kept per tool card.
 const MAX_NOTES: usize = 20;
@@ -42,9 +42,7 @@ impl Store {
             F::ChannelDeleted(d) => self.remove_channel(&d.channel_id),
             F::Typing(t) => self.on_typing(t, now_ms),
             F::MessageStart(s) => self.on_message_start(s, now_ms),
-            F::MessageUpdate(u) => {
-                self.on_snapshot(&u.channel_id, u.turn_id, &u.message_id, u.text, now_ms)
-            }
+            F::MessageUpdate(u) => self.on_message_update(u, now_ms),
             F::MessageStop(s) => self.on_message_stop(s),
             F::Message(m) => self.on_message(m),
             F::Commentary(c) => self.on_commentary(c, now_ms),
@@ -453,28 +451,22 @@ impl Store {
             c.typing = false;
         }
         self.changes.push(Change::Turn(s.channel_id.clone()));
-        self.on_snapshot(
+        self.snapshot(
             &s.channel_id,
             s.turn_id,
             &s.message_id,
             String::new(),
             now_ms,
-        )
-    }
-
-    /// A `message.start` (empty text) or `message.update` snapshot.
-    fn on_snapshot(
-        &mut self,
-        channel: &str,
-        turn_id: Option<String>,
-        message_id: &str,
-        text: String,
-        now_ms: f64,
-    ) -> Vec<Effect> {
-        self.snapshot(channel, turn_id, message_id, text, now_ms);
+        );
         Vec::new()
     }
 
+    fn on_message_update(&mut self, u: MessageUpdate, now_ms: f64) -> Vec<Effect> {
+        self.snapshot(&u.channel_id, u.turn_id, &u.message_id, u.text, now_ms);
+        Vec::new()
+    }
+
+    /// A `message.start` (empty text) or `message.update` snapshot.
     fn snapshot(
         &mut self,
         channel: &str,
