@@ -10,6 +10,7 @@ pub use aria_protocol as protocol;
 pub mod announce;
 pub mod attention;
 pub mod deep_link;
+pub mod display;
 pub mod export;
 pub mod net;
 pub mod render;

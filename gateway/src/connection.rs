@@ -15,7 +15,8 @@ use crate::app::App;
 use crate::hello_throttle::Attempt;
 use crate::hub::{ConnId, Outgoing};
 use crate::rate_limit::{TokenBucket, BURST, FRAMES_PER_SEC};
-use crate::requests::{self, RequestError};
+use crate::request_error::RequestError;
+use crate::requests;
 
 /// How long a client may take to send `hello` after connecting.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(15);

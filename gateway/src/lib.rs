@@ -2,8 +2,8 @@
 //!
 //! One process serves the web client's static files and the `/ws` WebSocket,
 //! keeps every channel's append-only outbox log in SQLite, broadcasts each
-//! frame to all connected devices and runs turns through an agent
-//! (today the built-in demo agent). [`serve`] starts it in the current Tokio
+//! frame to all connected devices and runs turns through an agent (the
+//! demo, an OpenAI-compatible API or Hermes). [`serve`] starts it in the current Tokio
 //! runtime, so tests and other crates can run a real gateway in-process.
 
 mod agent;
@@ -20,6 +20,7 @@ mod live;
 mod origin_policy;
 mod outbox;
 mod rate_limit;
+mod request_error;
 mod requests;
 mod search;
 mod search_index;
@@ -31,6 +32,7 @@ mod server;
 mod snippet;
 mod static_files;
 mod store;
+mod store_error;
 mod title;
 mod token_file;
 mod turns;

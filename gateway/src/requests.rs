@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use aria_protocol::{
     valid_title, ApprovalRespond, ChannelCreate, ChannelCreated, ChannelDeleted, ChannelList,
-    ChannelRef, ChannelRename, ChannelRenamed, ClientFrame, ErrorCode, ErrorFrame, History,
-    HistoryGet, InChannel, MessageItem, MessageSend, Role, ServerFrame, MAX_TEXT_BYTES,
+    ChannelRef, ChannelRename, ChannelRenamed, ClientFrame, ErrorCode, History, HistoryGet,
+    InChannel, MessageItem, MessageSend, Role, ServerFrame, MAX_TEXT_BYTES,
 };
 
 use crate::app::App;
@@ -14,70 +14,9 @@ use crate::clock::now_ms;
 use crate::history::PageQuery;
 use crate::hub::{ConnId, Hub};
 use crate::ids;
+use crate::request_error::RequestError;
 use crate::store::{Store, StoreError};
 use crate::title::{derive_title, DEFAULT_TITLE};
-
-/// An `error` frame answering one request (boxed: results carrying it stay small).
-#[derive(Debug)]
-pub struct RequestError(Box<ErrorFrame>);
-
-impl RequestError {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self(Box::new(ErrorFrame {
-            code,
-            message: message.into(),
-            channel_id: None,
-            client_msg_id: None,
-            request_id: None,
-            query: None,
-        }))
-    }
-
-    pub(crate) fn not_found(channel_id: &str) -> Self {
-        Self::new(
-            ErrorCode::NotFound,
-            format!("There is no channel {channel_id}."),
-        )
-        .in_channel(Some(channel_id))
-    }
-
-    pub(crate) fn in_channel(mut self, channel_id: Option<&str>) -> Self {
-        self.0.channel_id = channel_id.map(str::to_string);
-        self
-    }
-
-    pub fn for_message(mut self, client_msg_id: Option<&str>) -> Self {
-        self.0.client_msg_id = client_msg_id.map(str::to_string);
-        self
-    }
-
-    fn for_approval(mut self, request_id: &str) -> Self {
-        self.0.request_id = Some(request_id.to_string());
-        self
-    }
-
-    /// An error about a `search` carries its query (§10).
-    pub(crate) fn for_query(mut self, query: &str) -> Self {
-        self.0.query = Some(query.to_string());
-        self
-    }
-
-    /// Maps a store failure; `channel_id` names the channel a not-found is about.
-    pub(crate) fn from_store(e: StoreError, channel_id: Option<&str>) -> Self {
-        match (e, channel_id) {
-            (StoreError::NotFound, Some(id)) => Self::not_found(id),
-            (e, _) => {
-                tracing::error!("store error: {e}");
-                Self::new(ErrorCode::Internal, "The gateway could not access its log.")
-                    .in_channel(channel_id)
-            }
-        }
-    }
-
-    pub fn into_frame(self) -> ServerFrame {
-        ServerFrame::Error(*self.0)
-    }
-}
 
 /// Handles one decoded frame of the device `device_id`; errors go back to
 /// the device that sent it.

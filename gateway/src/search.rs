@@ -6,7 +6,7 @@ use aria_protocol::{valid_query, ErrorCode, Search, SearchResults, ServerFrame};
 
 use crate::app::App;
 use crate::hub::ConnId;
-use crate::requests::RequestError;
+use crate::request_error::RequestError;
 use crate::search_index::SearchQuery;
 use crate::search_page::{clamp_limit, decode_cursor, encode_cursor};
 use crate::search_query::Terms;

@@ -13,7 +13,7 @@ use rusqlite::{params, Connection};
 use crate::search_page::key_range;
 use crate::search_query::Terms;
 use crate::snippet::snippet;
-use crate::store::StoreError;
+use crate::store_error::StoreError;
 
 const SCHEMA: &str = "
 CREATE TABLE search_docs (

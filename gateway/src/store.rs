@@ -6,13 +6,15 @@
 
 use std::path::Path;
 
-use aria_protocol::{ApprovalItem, Channel, CommentaryItem, HistoryItem, MessageItem, ToolItem};
+use aria_protocol::{
+    thread_preview, ApprovalItem, Channel, CommentaryItem, HistoryItem, MessageItem, ToolItem,
+};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::clock::now_ms;
 use crate::history::{Anchor, Page, PageQuery};
 use crate::search_index::{self, SearchPage, SearchQuery};
-use crate::title::preview;
+pub use crate::store_error::StoreError;
 
 /// File name of the database inside `--data-dir`.
 pub const DB_FILE: &str = "aria.sqlite3";
@@ -46,24 +48,6 @@ CREATE TABLE IF NOT EXISTS approvals (
 );
 ";
 
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("unknown channel")]
-    NotFound,
-    #[error("cannot create the data directory: {0}")]
-    Io(#[from] std::io::Error),
-    #[error("database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-    #[error("cannot encode a log item: {0}")]
-    Json(#[from] serde_json::Error),
-    #[error("corrupt log item: {0}")]
-    Item(#[from] aria_protocol::DecodeError),
-    #[error("corrupt log: {0}")]
-    Corrupt(String),
-    #[error("database worker failed: {0}")]
-    Worker(String),
-}
-
 /// An item that can be appended to a channel's log.
 pub trait LogItem: Clone + serde::Serialize {
     fn set_seq(&mut self, seq: u64);
@@ -93,7 +77,7 @@ impl LogItem for MessageItem {
         self.client_msg_id.as_deref()
     }
     fn preview(&self) -> Option<String> {
-        Some(preview(&self.text))
+        Some(thread_preview(&self.text))
     }
 }
 
@@ -302,7 +286,12 @@ impl Store {
                 search_index::add(&tx, channel_id, seq, &item)?;
             }
         }
-        advance_channel(&tx, channel_id, seq, last_preview.as_deref().map(preview))?;
+        advance_channel(
+            &tx,
+            channel_id,
+            seq,
+            last_preview.as_deref().map(thread_preview),
+        )?;
         tx.commit()?;
         Ok(seq)
     }
@@ -466,7 +455,7 @@ fn channel_from_row(r: &Row<'_>) -> rusqlite::Result<Channel> {
 mod tests {
     use super::*;
     use crate::approvals::tests::approval_item;
-    use aria_protocol::{HistoryGet, Role};
+    use aria_protocol::{HistoryGet, Role, PREVIEW_CHARS};
 
     fn user_message(text: &str, client_msg_id: &str) -> MessageItem {
         MessageItem {
@@ -497,6 +486,31 @@ mod tests {
     fn page_seqs(page: &Page<HistoryItem>) -> (Vec<u64>, bool) {
         let seqs = page.items.iter().filter_map(HistoryItem::seq).collect();
         (seqs, page.has_more)
+    }
+
+    /// The preview follows the one rule the client uses too (§11).
+    #[test]
+    fn a_preview_is_the_first_line_as_plain_words() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut store = Store::open(dir.path()).expect("open");
+        store.create_channel("c1", "One", false).expect("create");
+        let text = format!("## **Plan** `now`\n\nbody {}", "word ".repeat(50));
+        store
+            .append("c1", user_message(&text, "k"))
+            .expect("append");
+        let channel = store.channel("c1").expect("channel");
+        assert_eq!(channel.preview.as_deref(), Some("Plan now"));
+        let long = "word ".repeat(50);
+        store
+            .append("c1", user_message(&long, "k2"))
+            .expect("append");
+        let preview = store
+            .channel("c1")
+            .expect("channel")
+            .preview
+            .unwrap_or_default();
+        assert_eq!(preview, thread_preview(&long));
+        assert!(preview.ends_with("word…") && preview.chars().count() <= PREVIEW_CHARS);
     }
 
     #[test]

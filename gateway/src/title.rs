@@ -1,9 +1,10 @@
-//! Titles derived from a message's text, and short channel previews.
+//! Titles derived from a message's text (previews follow the protocol
+//! crate's one rule, `aria_protocol::thread_preview`).
+
+use aria_protocol::cut_at_word;
 
 /// Longest derived title, in characters, counting the `…`.
 pub const DERIVED_TITLE_CHARS: usize = 48;
-/// Longest channel preview, in characters, counting the `…`.
-const PREVIEW_CHARS: usize = 100;
 /// Title of a thread made without one, or from a text with no words.
 pub const DEFAULT_TITLE: &str = "New thread";
 
@@ -16,36 +17,6 @@ pub fn derive_title(text: &str) -> String {
         Some(line) => cut_at_word(line, DERIVED_TITLE_CHARS),
         None => DEFAULT_TITLE.to_string(),
     }
-}
-
-/// The `preview` of a channel: its last message on one line, shortened.
-pub fn preview(text: &str) -> String {
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    cut_at_word(&one_line, PREVIEW_CHARS)
-}
-
-/// Shortens `line` to at most `max` characters (the `…` included), cutting
-/// before the word that does not fit; a single over-long word is cut hard.
-fn cut_at_word(line: &str, max: usize) -> String {
-    if line.chars().count() <= max {
-        return line.to_string();
-    }
-    let budget = max.saturating_sub(1);
-    let end = line
-        .char_indices()
-        .nth(budget)
-        .map_or(line.len(), |(i, _)| i);
-    let head = &line[..end];
-    let next_starts_word = !line[end..].starts_with(char::is_whitespace);
-    let words = if next_starts_word {
-        head.rfind(char::is_whitespace).map_or(head, |i| &head[..i])
-    } else {
-        head
-    };
-    // Trailing separators before the ellipsis read as noise ("Plan: …").
-    let trimmed = words.trim_end_matches(|c: char| c.is_whitespace() || ",;:-–—".contains(c));
-    let kept = if trimmed.is_empty() { head } else { trimmed };
-    format!("{kept}…")
 }
 
 #[cfg(test)]
@@ -104,11 +75,5 @@ mod tests {
     #[test]
     fn blank_text_gets_the_default_title() {
         assert_eq!(derive_title(" \n\t"), DEFAULT_TITLE);
-    }
-
-    #[test]
-    fn preview_joins_lines_and_shortens() {
-        assert_eq!(preview("# Title\n\nbody  text"), "# Title body text");
-        assert!(preview(&"word ".repeat(100)).chars().count() <= PREVIEW_CHARS);
     }
 }

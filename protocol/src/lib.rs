@@ -8,6 +8,7 @@
 mod approval;
 mod client;
 mod error_code;
+mod preview;
 mod scan;
 mod search;
 mod server;
@@ -15,6 +16,7 @@ mod server;
 pub use approval::*;
 pub use client::*;
 pub use error_code::ErrorCode;
+pub use preview::{cut_at_word, thread_preview, PREVIEW_CHARS};
 pub use search::*;
 pub use server::*;
 

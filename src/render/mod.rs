@@ -19,8 +19,10 @@ pub mod progress;
 pub mod reasoning;
 /// Which link and image URLs rendered markdown may carry.
 pub mod url_policy;
-/// Hostile markdown inputs shared with the browser test suite.
-pub mod xss_corpus;
+/// Hostile markdown inputs, kept with the browser suites' support code.
+#[cfg(test)]
+#[path = "../../tests/support/xss_corpus.rs"]
+mod xss_corpus;
 
 pub use format::{args_pretty, duration, short_preview, tokens};
 pub use incremental::{completed_prefix_len, IncrementalMarkdown, RenderDelta};
@@ -31,4 +33,3 @@ pub use progress::{
     ProgressLines, LABEL_POOL,
 };
 pub use reasoning::{pending_inline_reasoning, should_start_collapsed, split_inline_reasoning};
-pub use xss_corpus::XSS_VECTORS;

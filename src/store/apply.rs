@@ -1,4 +1,5 @@
-//! `Store::apply`: how each server frame changes the state. Tolerant of
+//! `Store::apply`: how each server frame changes the state, one method per
+//! frame kind (`on_<frame>`), each returning its effects. Tolerant of
 //! frames out of order, repeated or about unknown ids: the worst a bad frame
 //! can do is be ignored.
 
@@ -6,18 +7,17 @@ use super::approval::{answered_elsewhere, end_waiting, resolved_row};
 use super::channel::{ChannelState, PageRequest};
 use super::jump::{absorb_ahead, is_ahead, replace_window};
 use super::row::{
-    message_key, send_key, tool_key, Answer, Row, RowBody, SendState, ToolCall, ToolState,
+    logged_tool_key, message_key, send_key, tool_key, Answer, Row, RowBody, SendState, ToolCall,
+    ToolState,
 };
-use super::timeline::Upsert;
 use super::turn::{Turn, WorkEvent};
 use super::{Alert, Change, Effect, Store, NEW_THREAD};
 use crate::protocol::{
-    Channel, ChannelCreated, ClientFrame, Empty, ErrorCode, ErrorFrame, History, HistoryItem,
-    MessageStart, MessageStop, ServerFrame, ToolEnd, ToolProgress, ToolStart,
+    thread_preview, Channel, ChannelCreated, ChannelList, ChannelRenamed, ClientFrame,
+    CommentaryItem, Empty, ErrorCode, ErrorFrame, History, HistoryItem, InChannel, MessageItem,
+    MessageStart, MessageStop, MessageUpdate, Ready, SearchResults, ServerFrame, ToolEnd,
+    ToolProgress, ToolStart, Typing,
 };
-
-/// Longest thread preview kept, in characters.
-const PREVIEW_CHARS: usize = 120;
 /// Most `tool.progress` notes kept per tool card.
 const MAX_NOTES: usize = 20;
 
@@ -34,118 +34,43 @@ impl Store {
         self.diagnostics.frames += 1;
         self.diagnostics_moved = true;
         match frame {
-            F::Ready(r) => {
-                self.server = r.server;
-                self.device_id = r.device_id;
-                self.online = true;
-                self.search.connected();
-                self.changes.push(Change::Search);
-                self.on_ready(r.channels)
-            }
-            F::ChannelList(l) => {
-                let effects = self.merge_channels(l.channels);
-                self.end_stale_turns();
-                effects
-            }
+            F::Ready(r) => self.on_ready(r),
+            F::ChannelList(l) => self.on_channel_list(l),
             F::Error(e) => self.on_error(e),
             F::ChannelCreated(c) => self.on_channel_created(c),
-            F::ChannelRenamed(r) => {
-                if let Some(c) = self.channels.get_mut(&r.channel_id) {
-                    c.meta.title = r.title;
-                    c.meta.auto = c.meta.auto || r.auto;
-                    self.changes.push(Change::Channels);
-                }
-                Vec::new()
-            }
+            F::ChannelRenamed(r) => self.on_channel_renamed(r),
             F::ChannelDeleted(d) => self.remove_channel(&d.channel_id),
-            F::Typing(t) => {
-                if let Some(c) = self.channels.get_mut(&t.channel_id) {
-                    c.typing = t.on;
-                    if t.on {
-                        self.ensure_turn(&t.channel_id, None, now_ms);
-                    } else {
-                        self.finish_turn(&t.channel_id);
-                    }
-                    self.changes.push(Change::Turn(t.channel_id));
-                    self.changes.push(Change::Channels);
-                }
-                Vec::new()
-            }
-            F::MessageStart(s) => {
-                self.on_message_start(s, now_ms);
-                Vec::new()
-            }
-            F::MessageUpdate(u) => {
-                self.on_snapshot(&u.channel_id, u.turn_id, &u.message_id, u.text, now_ms);
-                Vec::new()
-            }
+            F::Typing(t) => self.on_typing(t, now_ms),
+            F::MessageStart(s) => self.on_message_start(s, now_ms),
+            F::MessageUpdate(u) => self.on_message_update(u, now_ms),
             F::MessageStop(s) => self.on_message_stop(s),
-            F::Message(m) => {
-                let own = self.delivered(&m.channel_id, m.item.client_msg_id.as_deref());
-                let mut effects = own.clone();
-                let own_key = m.item.client_msg_id.as_deref().map(send_key);
-                let row = Row::from_message(m.item);
-                if matches!(row.body, RowBody::Assistant(_)) {
-                    if let Some(t) = self.turn_mut(&m.channel_id) {
-                        t.answered = true;
-                        self.changes.push(Change::Turn(m.channel_id.clone()));
-                    }
-                }
-                effects.extend(self.put_logged(&m.channel_id, row, own.is_empty()));
-                if let (false, Some(key)) = (own.is_empty(), own_key) {
-                    // The echo could not take its row's place (its seq is
-                    // shown by another row): the message is still delivered.
-                    self.mark_delivered(&m.channel_id, &key);
-                }
-                effects
-            }
-            F::Commentary(c) => {
-                let text = c.item.text.clone();
-                let row = Row::from_commentary(c.item);
-                let turn = self.ensure_turn(&c.channel_id, row.turn.as_deref(), now_ms);
-                let mut row = row;
-                row.turn = turn;
-                if let Some(t) = self.turn_mut(&c.channel_id) {
-                    t.push_event(WorkEvent::Commentary(text));
-                    self.changes.push(Change::Turn(c.channel_id.clone()));
-                }
-                self.put_logged(&c.channel_id, row, true)
-            }
-            F::ToolStart(t) => {
-                self.on_tool_start(t, now_ms);
-                Vec::new()
-            }
-            F::ToolProgress(p) => {
-                self.on_tool_progress(p, now_ms);
-                Vec::new()
-            }
+            F::Message(m) => self.on_message(m),
+            F::Commentary(c) => self.on_commentary(c, now_ms),
+            F::ToolStart(t) => self.on_tool_start(t, now_ms),
+            F::ToolProgress(p) => self.on_tool_progress(p, now_ms),
             F::ToolEnd(e) => self.on_tool_end(e, now_ms),
             F::History(h) => self.on_history(h),
-            F::ApprovalRequest(r) => {
-                self.on_approval_request(r, now_ms);
-                Vec::new()
-            }
+            F::ApprovalRequest(r) => self.on_approval_request(r, now_ms),
             F::ApprovalResolved(r) => self.on_approval_resolved(&r.channel_id, r.item),
-            F::SearchResults(r) => {
-                if self.search.on_results(r) {
-                    self.changes.push(Change::Search);
-                }
-                Vec::new()
-            }
+            F::SearchResults(r) => self.on_search_results(r),
             F::Pong(_) | F::Unknown => Vec::new(),
         }
     }
 
     // ----- connection and channels -----
 
-    fn on_ready(&mut self, channels: Vec<Channel>) -> Vec<Effect> {
+    fn on_ready(&mut self, r: Ready) -> Vec<Effect> {
+        self.device_id = r.device_id;
+        self.online = true;
+        self.search.connected();
+        self.changes.push(Change::Search);
         for c in self.channels.values_mut() {
             c.typing = false;
             if let Some(t) = &mut c.turn {
                 t.stale = true;
             }
         }
-        let mut effects = self.merge_channels(channels);
+        let mut effects = self.merge_channels(r.channels);
         // Answered after the gateway's re-sends of running turns: whatever
         // is still stale then has ended while this client was away.
         effects.push(Effect::Send(ClientFrame::ChannelList(Empty {})));
@@ -181,6 +106,28 @@ impl Store {
         effects
     }
 
+    fn on_channel_list(&mut self, l: ChannelList) -> Vec<Effect> {
+        let effects = self.merge_channels(l.channels);
+        self.end_stale_turns();
+        effects
+    }
+
+    fn on_channel_renamed(&mut self, r: ChannelRenamed) -> Vec<Effect> {
+        if let Some(c) = self.channels.get_mut(&r.channel_id) {
+            c.meta.title = r.title;
+            c.meta.auto = c.meta.auto || r.auto;
+            self.changes.push(Change::Channels);
+        }
+        Vec::new()
+    }
+
+    fn on_search_results(&mut self, r: SearchResults) -> Vec<Effect> {
+        if self.search.on_results(r) {
+            self.changes.push(Change::Search);
+        }
+        Vec::new()
+    }
+
     /// Replaces the thread list, keeping what is loaded of threads that stay.
     fn merge_channels(&mut self, list: Vec<Channel>) -> Vec<Effect> {
         let ids: std::collections::HashSet<&str> =
@@ -195,7 +142,8 @@ impl Store {
         for id in gone {
             effects.extend(self.remove_channel(&id));
         }
-        for meta in list {
+        for mut meta in list {
+            meta.preview = meta.preview.as_deref().map(thread_preview);
             match self.channels.get_mut(&meta.channel_id) {
                 Some(c) => {
                     // The log may know more than the list snapshot did.
@@ -251,7 +199,9 @@ impl Store {
         }
     }
 
-    fn on_channel_created(&mut self, created: ChannelCreated) -> Vec<Effect> {
+    fn on_channel_created(&mut self, mut created: ChannelCreated) -> Vec<Effect> {
+        let preview = created.channel.preview.as_deref().map(thread_preview);
+        created.channel.preview = preview;
         let id = created.channel.channel_id.clone();
         if !self.channels.contains_key(&id) {
             self.channels
@@ -381,6 +331,20 @@ impl Store {
 
     // ----- turns -----
 
+    fn on_typing(&mut self, t: Typing, now_ms: f64) -> Vec<Effect> {
+        if let Some(c) = self.channels.get_mut(&t.channel_id) {
+            c.typing = t.on;
+            if t.on {
+                self.ensure_turn(&t.channel_id, None, now_ms);
+            } else {
+                self.finish_turn(&t.channel_id);
+            }
+            self.changes.push(Change::Turn(t.channel_id));
+            self.changes.push(Change::Channels);
+        }
+        Vec::new()
+    }
+
     fn turn_mut(&mut self, channel: &str) -> Option<&mut Turn> {
         self.channels.get_mut(channel)?.turn.as_mut()
     }
@@ -481,23 +445,29 @@ impl Store {
 
     // ----- streaming answers -----
 
-    fn on_message_start(&mut self, s: MessageStart, now_ms: f64) {
+    fn on_message_start(&mut self, s: MessageStart, now_ms: f64) -> Vec<Effect> {
         if let Some(c) = self.channels.get_mut(&s.channel_id) {
             // The typing dots give way to the bubble.
             c.typing = false;
         }
         self.changes.push(Change::Turn(s.channel_id.clone()));
-        self.on_snapshot(
+        self.snapshot(
             &s.channel_id,
             s.turn_id,
             &s.message_id,
             String::new(),
             now_ms,
         );
+        Vec::new()
+    }
+
+    fn on_message_update(&mut self, u: MessageUpdate, now_ms: f64) -> Vec<Effect> {
+        self.snapshot(&u.channel_id, u.turn_id, &u.message_id, u.text, now_ms);
+        Vec::new()
     }
 
     /// A `message.start` (empty text) or `message.update` snapshot.
-    fn on_snapshot(
+    fn snapshot(
         &mut self,
         channel: &str,
         turn_id: Option<String>,
@@ -573,15 +543,46 @@ impl Store {
         self.put_logged(&s.channel_id, row, true)
     }
 
+    fn on_message(&mut self, m: InChannel<MessageItem>) -> Vec<Effect> {
+        let own = self.delivered(&m.channel_id, m.item.client_msg_id.as_deref());
+        let mut effects = own.clone();
+        let own_key = m.item.client_msg_id.as_deref().map(send_key);
+        let row = Row::from_message(m.item);
+        if matches!(row.body, RowBody::Assistant(_)) {
+            if let Some(t) = self.turn_mut(&m.channel_id) {
+                t.answered = true;
+                self.changes.push(Change::Turn(m.channel_id.clone()));
+            }
+        }
+        effects.extend(self.put_logged(&m.channel_id, row, own.is_empty()));
+        if let (false, Some(key)) = (own.is_empty(), own_key) {
+            // The echo could not take its row's place (its seq is
+            // shown by another row): the message is still delivered.
+            self.mark_delivered(&m.channel_id, &key);
+        }
+        effects
+    }
+
+    fn on_commentary(&mut self, c: InChannel<CommentaryItem>, now_ms: f64) -> Vec<Effect> {
+        let text = c.item.text.clone();
+        let mut row = Row::from_commentary(c.item);
+        row.turn = self.ensure_turn(&c.channel_id, row.turn.as_deref(), now_ms);
+        if let Some(t) = self.turn_mut(&c.channel_id) {
+            t.push_event(WorkEvent::Commentary(text));
+            self.changes.push(Change::Turn(c.channel_id.clone()));
+        }
+        self.put_logged(&c.channel_id, row, true)
+    }
+
     // ----- tools -----
 
-    fn on_tool_start(&mut self, t: ToolStart, now_ms: f64) {
+    fn on_tool_start(&mut self, t: ToolStart, now_ms: f64) -> Vec<Effect> {
         let Some(turn) = self.ensure_turn(&t.channel_id, t.turn_id.as_deref(), now_ms) else {
-            return;
+            return Vec::new();
         };
         let key = tool_key(&turn, t.index);
         let Some(c) = self.channels.get_mut(&t.channel_id) else {
-            return;
+            return Vec::new();
         };
         if let Some(tr) = &mut c.turn {
             tr.add_tool(&key);
@@ -591,7 +592,7 @@ impl Store {
         // A re-sent start (after a reconnect) or a start after its end
         // changes nothing already shown.
         if c.timeline.get(&key).is_some() {
-            return;
+            return Vec::new();
         }
         c.timeline.upsert(Row {
             key,
@@ -599,28 +600,23 @@ impl Store {
             turn: Some(turn),
             ts: now_ms as i64,
             body: RowBody::Tool(ToolCall {
-                index: t.index,
-                name: t.name,
                 emoji: t.emoji,
                 preview: t.preview,
                 args: t.args,
-                state: ToolState::Running,
-                duration: None,
-                notes: Vec::new(),
-                output_preview: String::new(),
-                output: None,
+                ..ToolCall::running(t.index, t.name)
             }),
         });
         self.changes.push(Change::Order(t.channel_id));
+        Vec::new()
     }
 
-    fn on_tool_progress(&mut self, p: ToolProgress, now_ms: f64) {
+    fn on_tool_progress(&mut self, p: ToolProgress, now_ms: f64) -> Vec<Effect> {
         let Some(turn) = self.ensure_turn(&p.channel_id, p.turn_id.as_deref(), now_ms) else {
-            return;
+            return Vec::new();
         };
         let key = tool_key(&turn, p.index);
         let Some(c) = self.channels.get_mut(&p.channel_id) else {
-            return;
+            return Vec::new();
         };
         if let Some(tr) = &mut c.turn {
             tr.push_event(WorkEvent::Note {
@@ -642,6 +638,7 @@ impl Store {
                 self.changes.push(Change::Row(p.channel_id, key));
             }
         }
+        Vec::new()
     }
 
     fn on_tool_end(&mut self, e: ToolEnd, now_ms: f64) -> Vec<Effect> {
@@ -650,10 +647,7 @@ impl Store {
             (None, Some(t)) => Some(t.id.clone()),
             (None, None) => None,
         };
-        let key = match &turn {
-            Some(turn) => tool_key(turn, e.index),
-            None => format!("t:?:{}", e.seq),
-        };
+        let key = logged_tool_key(turn.as_deref(), e.index, e.seq);
         let started = match self.row(&e.channel_id, &key) {
             Some(Row {
                 body: RowBody::Tool(call),
@@ -662,23 +656,8 @@ impl Store {
             }) => Some((call.clone(), *ts)),
             _ => None,
         };
-        let (mut call, ts) = started.unwrap_or_else(|| {
-            (
-                ToolCall {
-                    index: e.index,
-                    name: e.name.clone(),
-                    emoji: None,
-                    preview: String::new(),
-                    args: serde_json::Value::Null,
-                    state: ToolState::Running,
-                    duration: None,
-                    notes: Vec::new(),
-                    output_preview: String::new(),
-                    output: None,
-                },
-                now_ms as i64,
-            )
-        });
+        let (mut call, ts) =
+            started.unwrap_or_else(|| (ToolCall::running(e.index, e.name.clone()), now_ms as i64));
         call.state = if e.ok {
             ToolState::Ok
         } else {
@@ -720,7 +699,7 @@ impl Store {
         let is_new = !c.timeline.has_seq(seq) && !c.ahead.contains_key(&seq);
         // Only a new newest row changes the preview.
         let preview = if is_new && seq >= c.meta.last_seq {
-            row.preview_text().map(preview_of)
+            row.preview_text().map(thread_preview)
         } else {
             None
         };
@@ -734,14 +713,8 @@ impl Store {
             }
             c.ahead.entry(seq).or_insert(row);
         } else {
-            match c.timeline.upsert(row) {
-                Upsert::Inserted | Upsert::Updated { moved: true } => {
-                    self.changes.push(Change::Order(channel.to_string()))
-                }
-                Upsert::Updated { moved: false } => {
-                    self.changes.push(Change::Row(channel.to_string(), key))
-                }
-                Upsert::Unchanged => {}
+            if let Some(change) = c.timeline.upsert(row).change(channel, key) {
+                self.changes.push(change);
             }
         }
         if !is_new {
@@ -808,16 +781,15 @@ impl Store {
             if seq >= c.meta.last_seq {
                 c.meta.last_seq = seq;
                 if let Some(p) = row.preview_text() {
-                    preview_update = Some(preview_of(p));
+                    preview_update = Some(thread_preview(p));
                 }
             }
             let key = row.key.clone();
-            match c.timeline.upsert(row) {
-                Upsert::Inserted | Upsert::Updated { moved: true } => inserted = true,
-                Upsert::Updated { moved: false } => {
-                    self.changes.push(Change::Row(channel.clone(), key))
-                }
-                Upsert::Unchanged => {}
+            // One order change for the whole page.
+            match c.timeline.upsert(row).change(&channel, key) {
+                Some(Change::Order(_)) => inserted = true,
+                Some(change) => self.changes.push(change),
+                None => {}
             }
         }
         if preview_update.is_some() {
@@ -880,81 +852,5 @@ impl Store {
 fn advance_contiguous(c: &mut ChannelState) {
     while c.timeline.has_seq(c.contiguous_seq + 1) {
         c.contiguous_seq += 1;
-    }
-}
-
-/// A one-line plain-text preview: the first line with words in it, without
-/// the markdown marks that would show as clutter in the thread list.
-fn preview_of(text: &str) -> String {
-    let line = preview_line(text);
-    // `**` and backticks dropped, in one pass over the marks only.
-    let mut out = String::with_capacity(line.len() + 3);
-    let mut rest = line;
-    // Byte search: both marks are ASCII, so `at` is a char boundary.
-    while let Some(at) = rest.bytes().position(|b| b == b'*' || b == b'`') {
-        out.push_str(&rest[..at]);
-        let mark = &rest[at..];
-        rest = if let Some(after) = mark.strip_prefix("**") {
-            after
-        } else if let Some(after) = mark.strip_prefix('`') {
-            after
-        } else {
-            out.push('*');
-            &mark[1..]
-        };
-    }
-    out.push_str(rest);
-    // No more chars than bytes: a short line needs no count.
-    if out.len() <= PREVIEW_CHARS {
-        return out;
-    }
-    if let Some((cut, _)) = out.char_indices().nth(PREVIEW_CHARS) {
-        out.truncate(cut);
-        out.push('…');
-    }
-    out
-}
-
-/// The first line with words in it, list and heading marks trimmed.
-fn preview_line(text: &str) -> &str {
-    text.lines()
-        .map(|l| l.trim().trim_start_matches(['#', '>', '-', '*', '+', ' ']))
-        .find(|l| !l.is_empty() && !l.starts_with("```") && !l.starts_with('|'))
-        .unwrap_or("")
-}
-
-#[cfg(test)]
-mod preview_tests {
-    use super::{preview_line, preview_of, PREVIEW_CHARS};
-    use proptest::prelude::*;
-
-    /// The definition the one-pass version must match.
-    fn reference(text: &str) -> String {
-        let line = preview_line(text);
-        let plain = line.replace("**", "").replace('`', "");
-        let mut out: String = plain.chars().take(PREVIEW_CHARS).collect();
-        if plain.chars().count() > PREVIEW_CHARS {
-            out.push('…');
-        }
-        out
-    }
-
-    #[test]
-    fn long_lines_are_cut_after_whole_chars() {
-        let text = format!("**{}** `x`", "é".repeat(200));
-        let preview = preview_of(&text);
-        assert_eq!(preview.chars().count(), PREVIEW_CHARS + 1);
-        assert!(preview.ends_with("éé…"));
-        assert_eq!(
-            preview_of(&"a".repeat(PREVIEW_CHARS)),
-            "a".repeat(PREVIEW_CHARS)
-        );
-    }
-
-    proptest! {
-        #[test]
-        fn matches_the_reference(text in "([*`# |>\n-]|a|é|\\*\\*|```){0,300}") {
-            prop_assert_eq!(preview_of(&text), reference(&text));
-        }
     }
 }

@@ -44,13 +44,13 @@ impl Store {
 
     /// A request, new or re-sent after a reconnect (the same id changes
     /// nothing shown). A resolved request stays resolved.
-    pub(super) fn on_approval_request(&mut self, r: ApprovalRequest, now_ms: f64) {
+    pub(super) fn on_approval_request(&mut self, r: ApprovalRequest, now_ms: f64) -> Vec<Effect> {
         let Some(turn) = self.ensure_turn(&r.channel_id, r.turn_id.as_deref(), now_ms) else {
-            return;
+            return Vec::new();
         };
         let key = approval_key(&r.request_id);
         let Some(c) = self.channels.get_mut(&r.channel_id) else {
-            return;
+            return Vec::new();
         };
         match approval_mut(c, &key) {
             Some(a) if a.state == ApprovalState::Unanswered => {
@@ -58,7 +58,7 @@ impl Store {
                 self.changes
                     .push(Change::Row(r.channel_id.clone(), key.clone()));
             }
-            Some(_) => return,
+            Some(_) => return Vec::new(),
             None => {
                 c.timeline.upsert(Row {
                     key: key.clone(),
@@ -89,6 +89,7 @@ impl Store {
             channel: r.channel_id,
             title,
         });
+        Vec::new()
     }
 
     /// `approval.resolved`: the request (if shown) becomes its logged row.

@@ -69,6 +69,15 @@ pub enum Alert {
     TurnEnded { channel: String },
 }
 
+impl Alert {
+    /// The thread the alert is about.
+    pub fn channel(&self) -> &str {
+        match self {
+            Alert::Approval { channel, .. } | Alert::TurnEnded { channel } => channel,
+        }
+    }
+}
+
 /// What changed, so the reactive layer updates only that.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Change {
@@ -124,7 +133,6 @@ pub struct Store {
     notices: VecDeque<Notice>,
     next_notice: u64,
     online: bool,
-    server: String,
     /// This device's id as the gateway knows it (`ready`), to tell which
     /// approvals were answered elsewhere.
     device_id: String,
@@ -179,10 +187,6 @@ impl Store {
 
     pub fn diagnostics(&self) -> &Diagnostics {
         &self.diagnostics
-    }
-
-    pub fn server(&self) -> &str {
-        &self.server
     }
 
     pub fn is_online(&self) -> bool {
@@ -398,12 +402,8 @@ impl Store {
         let row = entry.pending_row();
         let key = row.key.clone();
         if let Some(t) = self.timeline_mut(&channel) {
-            match t.upsert(row) {
-                Upsert::Inserted | Upsert::Updated { moved: true } => {
-                    self.changes.push(Change::Order(channel))
-                }
-                Upsert::Updated { moved: false } => self.changes.push(Change::Row(channel, key)),
-                Upsert::Unchanged => {}
+            if let Some(change) = t.upsert(row).change(&channel, key) {
+                self.changes.push(change);
             }
         }
     }

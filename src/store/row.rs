@@ -19,6 +19,15 @@ pub fn tool_key(turn: &str, index: u32) -> RowKey {
     format!("t:{turn}:{index}")
 }
 
+/// A logged tool call's key: by its turn, or without one by its seq, which
+/// keeps keys unique.
+pub fn logged_tool_key(turn: Option<&str>, index: u32, seq: u64) -> RowKey {
+    match turn {
+        Some(turn) => tool_key(turn, index),
+        None => format!("t:?:{seq}"),
+    }
+}
+
 /// One key for a request and its resolution, so it is shown once.
 pub fn approval_key(request_id: &str) -> RowKey {
     format!("a:{request_id}")
@@ -100,6 +109,24 @@ pub struct ToolCall {
     pub notes: Vec<String>,
     pub output_preview: String,
     pub output: Option<String>,
+}
+
+impl ToolCall {
+    /// A call that started and has not ended.
+    pub fn running(index: u32, name: String) -> ToolCall {
+        ToolCall {
+            index,
+            name,
+            emoji: None,
+            preview: String::new(),
+            args: serde_json::Value::Null,
+            state: ToolState::Running,
+            duration: None,
+            notes: Vec::new(),
+            output_preview: String::new(),
+            output: None,
+        }
+    }
 }
 
 /// An approval request (§9): what waits, the answers offered, where it stands.
@@ -187,10 +214,7 @@ impl Row {
 
     /// A logged tool call. Without a turn id the seq keeps keys unique.
     pub fn from_tool(item: ToolItem) -> Row {
-        let key = match &item.turn_id {
-            Some(turn) => tool_key(turn, item.index),
-            None => format!("t:?:{}", item.seq),
-        };
+        let key = logged_tool_key(item.turn_id.as_deref(), item.index, item.seq);
         Row {
             key,
             seq: Some(item.seq),

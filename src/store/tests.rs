@@ -592,3 +592,30 @@ fn every_applied_frame_reports_the_diagnostics_once_per_batch() {
     assert_eq!(s.diagnostics().frames, 5);
     assert!(!s.take_changes().contains(&Change::Diagnostics));
 }
+
+/// A gateway's preview takes the shape the client gives its own (one rule,
+/// `thread_preview`), so it does not change after a reconnect.
+#[test]
+fn previews_from_the_gateway_follow_the_same_rule() {
+    let mut s = Store::new();
+    let mut c = channel("c1", 3);
+    c["preview"] = json!("## **Bold** `title`\nmore lines");
+    s.apply(
+        frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[c]})),
+        0.0,
+    );
+    assert_eq!(
+        s.channel("c1").unwrap().meta.preview.as_deref(),
+        Some("Bold title")
+    );
+    let mut created = channel("c2", 0);
+    created["preview"] = json!("- item");
+    s.apply(
+        frame(json!({"type":"channel.created","channel":created,"auto":false})),
+        0.0,
+    );
+    assert_eq!(
+        s.channel("c2").unwrap().meta.preview.as_deref(),
+        Some("item")
+    );
+}

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use super::id_map::IdMap;
 
 use super::row::{Row, RowKey};
+use super::Change;
 
 /// Where a row sorts: `(seq, 0)` when logged, `(anchor seq, arrival)` live.
 type Slot = (u64, u64);
@@ -33,6 +34,20 @@ pub enum Upsert {
     Updated { moved: bool },
     /// Nothing new: a duplicate of what is shown.
     Unchanged,
+}
+
+impl Upsert {
+    /// The change a view must see for `key` in `channel`: the order for a
+    /// row that came or moved, the row for one that changed in place.
+    pub fn change(self, channel: &str, key: RowKey) -> Option<Change> {
+        match self {
+            Upsert::Inserted | Upsert::Updated { moved: true } => {
+                Some(Change::Order(channel.to_string()))
+            }
+            Upsert::Updated { moved: false } => Some(Change::Row(channel.to_string(), key)),
+            Upsert::Unchanged => None,
+        }
+    }
 }
 
 impl Timeline {
@@ -65,7 +80,7 @@ impl Timeline {
     }
 
     /// Row keys in display order.
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &RowKey> {
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &RowKey> + ExactSizeIterator {
         self.order.values()
     }
 

@@ -1,15 +1,12 @@
-//! The browser side of [`crate::attention`]: the page title, whether the
-//! tab is hidden, and system notifications (asked for only when the user
-//! turns them on in Settings).
+//! The browser side of [`crate::attention`]: the page title, and the away
+//! marker cleared when the tab is seen again (system notifications are in
+//! `notifications.rs`).
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{Notification, NotificationOptions, NotificationPermission, VisibilityState};
 
-use super::browser;
+use super::notifications::{document, is_hidden};
 use super::runtime::Runtime;
-use crate::attention::{page_title, react, SystemNotice};
-use crate::store::Alert;
+use crate::attention::page_title;
 
 /// The app's own title (index.html), after any count and marker.
 const BASE_TITLE: &str = "aria";
@@ -36,60 +33,4 @@ pub fn install(rt: Runtime) {
             rt.marked.set(false);
         }
     });
-}
-
-/// Reacts to an alert of the store: marker and maybe a notification.
-pub fn alert(rt: Runtime, alert: &Alert) {
-    let channel = match alert {
-        Alert::Approval { channel, .. } | Alert::TurnEnded { channel } => channel,
-    };
-    let thread = rt
-        .read(|s| s.channel(channel).map(|c| c.meta.title.clone()))
-        .flatten()
-        .unwrap_or_default();
-    let allowed = rt.settings.with_untracked(|s| s.notifications)
-        && Notification::permission() == NotificationPermission::Granted;
-    let reaction = react(alert, is_hidden(), allowed, &thread);
-    if reaction.mark && !rt.marked.get_untracked() {
-        rt.marked.set(true);
-    }
-    if let Some(notice) = reaction.notify {
-        show(&notice);
-    }
-}
-
-/// Asks the browser for permission (on the user's click in Settings).
-pub fn ask_permission() {
-    if Notification::permission() == NotificationPermission::Default {
-        // The answer is read from `Notification.permission` when needed.
-        let _ = Notification::request_permission();
-    }
-}
-
-fn show(notice: &SystemNotice) {
-    let options = NotificationOptions::new();
-    options.set_body(&notice.body);
-    // One notification per thread: a newer one replaces the older.
-    options.set_tag(&notice.channel);
-    let Ok(n) = Notification::new_with_options(&notice.title, &options) else {
-        return;
-    };
-    let href = browser::channel_href(Some(&notice.channel));
-    let target = n.clone();
-    let on_click = wasm_bindgen::closure::Closure::once_into_js(move || {
-        if let Some(w) = web_sys::window() {
-            let _ = w.focus();
-            let _ = w.location().set_hash(&href);
-        }
-        target.close();
-    });
-    n.set_onclick(on_click.dyn_ref::<js_sys::Function>());
-}
-
-fn document() -> Option<web_sys::Document> {
-    web_sys::window()?.document()
-}
-
-fn is_hidden() -> bool {
-    document().is_some_and(|d| d.visibility_state() == VisibilityState::Hidden)
 }

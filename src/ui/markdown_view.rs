@@ -16,7 +16,7 @@ use super::browser;
 use super::code_highlight::highlight_within;
 use super::copy_button::copy_and_confirm;
 use super::live_regions::Announcer;
-use super::timeline::RowMounts;
+use super::row_mounts::RowMounts;
 use crate::render::highlight::{TailHighlight, TailStep};
 use crate::render::{self, IncrementalMarkdown};
 

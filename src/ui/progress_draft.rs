@@ -3,9 +3,11 @@
 //! when a request waits for the user); a label and the newest compact
 //! lines. The final answer replaces it.
 
+use std::time::Duration;
+
 use leptos::prelude::*;
 
-use super::browser;
+use super::clock::{use_clock, Clock, ClockOptions};
 use super::runtime::Runtime;
 use super::view_state::{DraftEvent, TurnView};
 use crate::render::{
@@ -19,16 +21,8 @@ const SHOW_AFTER_MS: f64 = 5000.0;
 #[component]
 pub fn ProgressDraft() -> impl IntoView {
     let rt = expect_context::<Runtime>();
-    let now = RwSignal::new(browser::now_ms());
-    let tick = set_interval_with_handle(
-        move || now.set(browser::now_ms()),
-        std::time::Duration::from_millis(500),
-    )
-    .ok();
-    on_cleanup(move || {
-        if let Some(t) = tick {
-            t.clear();
-        }
+    let Clock { now } = use_clock(ClockOptions {
+        every: Duration::from_millis(500),
     });
     let lines = move || {
         if !rt.settings.with(|s| s.streaming == StreamingMode::Progress) {

@@ -1,16 +1,41 @@
 //! One row of the timeline, drawn by kind; hidden where the display
 //! settings say so (streaming off or progress mode, tool detail "Nothing").
 
+use std::collections::HashSet;
+
 use leptos::html::Div;
 use leptos::prelude::*;
 
 use super::approval_card::ApprovalCard;
 use super::bubble::{AnswerBubble, CommentaryBubble, UserBubble};
+use super::row_mounts::RowMounts;
 use super::runtime::Runtime;
-use super::timeline::RowMounts;
 use super::tool_card::ToolCard;
-use crate::settings::{StreamingMode, ToolDetail};
+use crate::display::{expander_shown, row_visible, work_unfolded, RowKind};
 use crate::store::{Row, RowBody, RowKey};
+
+/// Turns whose work rows the reader unfolded (progress mode): one set for
+/// the whole timeline, which provides it.
+#[derive(Clone, Copy)]
+pub struct ExpandedTurns(RwSignal<HashSet<String>>);
+
+impl ExpandedTurns {
+    pub fn new() -> Self {
+        Self(RwSignal::new(HashSet::new()))
+    }
+
+    fn contains(self, turn: &str) -> bool {
+        self.0.with(|e| e.contains(turn))
+    }
+
+    fn toggle(self, turn: String) {
+        self.0.update(|e| {
+            if !e.remove(&turn) {
+                e.insert(turn);
+            }
+        });
+    }
+}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -34,7 +59,8 @@ pub fn RowView(row_key: RowKey) -> impl IntoView {
         RowBody::Tool(_) => Kind::Tool,
         RowBody::Approval(_) => Kind::Approval,
     });
-    let visible = move || visible(rt, &row.read(), kind);
+    let expanded = use_context::<ExpandedTurns>().unwrap_or_else(ExpandedTurns::new);
+    let visible = move || visible(rt, expanded, &row.read(), kind);
     let seq = move || row.with(|r| r.seq.map(|s| s.to_string()));
     // The timeline measures mounted rows and anchors scrolling to them.
     let root = NodeRef::<Div>::new();
@@ -57,8 +83,8 @@ pub fn RowView(row_key: RowKey) -> impl IntoView {
     };
     // Only a work row can be a turn's first one, where the expander goes:
     // other rows skip its reactive bookkeeping (rows mount while scrolling).
-    let expander =
-        matches!(kind, Kind::Tool | Kind::Commentary).then(|| Expander::new(rt, row_key.clone()));
+    let expander = matches!(kind, Kind::Tool | Kind::Commentary)
+        .then(|| Expander::new(rt, expanded, row_key.clone()));
     // The row stays on screen for its expander while its own body is folded.
     let row_shown = move || visible() || expander.is_some_and(|e| e.shown());
     view! {
@@ -71,75 +97,60 @@ pub fn RowView(row_key: RowKey) -> impl IntoView {
 }
 
 /// Whether a row shows under the current display settings.
-fn visible(rt: Runtime, row: &Row, kind: Kind) -> bool {
+fn visible(rt: Runtime, expanded: ExpandedTurns, row: &Row, kind: Kind) -> bool {
     let (mode, detail) = rt.settings.with(|s| (s.streaming, s.tool_detail));
-    let streaming = matches!(&row.body, RowBody::Assistant(a) if a.streaming);
-    match kind {
-        Kind::Answer if streaming => matches!(mode, StreamingMode::Partial | StreamingMode::Block),
-        Kind::Tool if detail == ToolDetail::Nothing => false,
-        Kind::Tool | Kind::Commentary if mode == StreamingMode::Progress => {
-            // Work rows fold behind their turn's expander once it is done,
-            // and show in the draft while it runs.
-            row.turn.as_ref().is_some_and(|t| {
-                rt.view.expanded_turns.with(|e| e.contains(t))
-                    && !rt
-                        .view
-                        .turn
-                        .with(|r| r.as_ref().is_some_and(|r| &r.id == t))
-            })
-        }
-        _ => true,
-    }
+    let kind = match kind {
+        Kind::User => RowKind::User,
+        Kind::Answer => RowKind::Answer {
+            streaming: matches!(&row.body, RowBody::Assistant(a) if a.streaming),
+        },
+        Kind::Commentary => RowKind::Commentary,
+        Kind::Tool => RowKind::Tool,
+        Kind::Approval => RowKind::Approval,
+    };
+    row_visible(kind, mode, detail, || {
+        row.turn
+            .as_ref()
+            .is_some_and(|t| work_unfolded(expanded.contains(t), || rt.view.is_running(t)))
+    })
 }
 
 /// In progress mode, "N tool calls" before a finished turn's first work row.
 #[derive(Clone, Copy)]
 struct Expander {
     rt: Runtime,
+    expanded: ExpandedTurns,
     /// The turn and its tool count, when this row is the turn's first work row.
     turn: Memo<Option<(String, usize)>>,
 }
 
 impl Expander {
-    fn new(rt: Runtime, key: RowKey) -> Self {
+    fn new(rt: Runtime, expanded: ExpandedTurns, key: RowKey) -> Self {
         let turn = Memo::new(move |_| {
             rt.view
                 .turn_work
                 .with(|w| w.get(&key).map(|tw| (tw.turn.clone(), tw.tools)))
         });
-        Self { rt, turn }
+        Self { rt, expanded, turn }
     }
 
-    /// Shown in progress mode once the turn is over, if it called tools.
     fn shown(self) -> bool {
-        let rt = self.rt;
-        rt.settings.with(|s| {
-            s.streaming == StreamingMode::Progress && s.tool_detail != ToolDetail::Nothing
-        }) && self.turn.with(|t| {
+        let (mode, detail) = self.rt.settings.with(|s| (s.streaming, s.tool_detail));
+        self.turn.with(|t| {
             t.as_ref().is_some_and(|(id, n)| {
-                *n > 0
-                    && !rt
-                        .view
-                        .turn
-                        .with(|r| r.as_ref().is_some_and(|r| &r.id == id))
+                expander_shown(mode, detail, *n, || self.rt.view.is_running(id))
             })
         })
     }
 
     fn open(self) -> bool {
-        self.turn.with(|t| {
-            t.as_ref()
-                .is_some_and(|(id, _)| self.rt.view.expanded_turns.with(|e| e.contains(id)))
-        })
+        self.turn
+            .with(|t| t.as_ref().is_some_and(|(id, _)| self.expanded.contains(id)))
     }
 
     fn toggle(self) {
         if let Some((id, _)) = self.turn.get_untracked() {
-            self.rt.view.expanded_turns.update(|e| {
-                if !e.remove(&id) {
-                    e.insert(id);
-                }
-            });
+            self.expanded.toggle(id);
         }
     }
 }

@@ -6,8 +6,8 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use super::attention;
 use super::browser;
+use super::notifications;
 use super::view_state::ViewState;
 use crate::export::{Exporter, Format, Progress, Step};
 use crate::net::{plan, Address, Event, LinkAnswer, PageOrigin, Plan, Socket, Status, Target};
@@ -432,7 +432,7 @@ impl Runtime {
                         browser::save(OUTBOX_KEY, &json);
                     }
                 }
-                Effect::Alert(alert) => attention::alert(*self, &alert),
+                Effect::Alert(alert) => self.alert(&alert),
             }
         }
         self.schedule_flush();
@@ -440,6 +440,19 @@ impl Runtime {
 
     /// Coalesces view updates to one per animation frame (except in the
     /// benchmark's per-update baseline, which updates the view at once).
+    /// An alert of the store: maybe a notification, and the away marker.
+    fn alert(&self, alert: &crate::store::Alert) {
+        let channel = alert.channel();
+        let thread = self
+            .read(|s| s.channel(channel).map(|c| c.meta.title.clone()))
+            .flatten()
+            .unwrap_or_default();
+        let enabled = self.settings.with_untracked(|s| s.notifications);
+        if notifications::alert(alert, &thread, enabled) && !self.marked.get_untracked() {
+            self.marked.set(true);
+        }
+    }
+
     fn schedule_flush(&self) {
         if !browser::render_mode().coalesces() {
             self.flush();

@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 
-use super::attention;
 use super::browser;
+use super::notifications;
 use super::runtime::Runtime;
 use super::saved_gateways::SavedGateways;
 use crate::settings::{LabelMode, ProgressDetail, Settings, StreamingMode, Theme, ToolDetail};
@@ -163,7 +163,7 @@ pub fn SettingsPanel(open: RwSignal<bool>) -> impl IntoView {
                     <input type="checkbox" name="notifications" prop:checked=move || s().notifications
                         on:change=move |ev| {
                             let v = event_target_checked(&ev);
-                            if v { attention::ask_permission(); }
+                            if v { notifications::ask_permission(); }
                             change(&|s| s.notifications = v)
                         } />
                     "Notify me when a thread needs me or an answer is ready while this tab is hidden"

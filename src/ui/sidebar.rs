@@ -1,14 +1,13 @@
 //! The thread list: pinned first, then newest activity first. Each thread
 //! has a menu on right-click, long-press, the context-menu key or Shift+F10.
 
-use std::cell::Cell;
-use std::rc::Rc;
 use std::time::Duration;
 
 use leptos::prelude::*;
 use web_sys::{KeyboardEvent, MouseEvent, PointerEvent};
 
 use super::browser;
+use super::long_press::{use_long_press, LongPressOptions};
 use super::runtime::Runtime;
 use super::search_box::SearchBox;
 use super::thread_menu::{MenuAt, ThreadMenu};
@@ -38,9 +37,8 @@ pub fn Sidebar(drawer_open: RwSignal<bool>) -> impl IntoView {
     });
 
     // The rename field gone (committed or cancelled), the focus goes back
-    // to that thread's link, also once the new title comes back from the
-    // gateway (a new item: the title is part of its key); until the user
-    // puts the focus anywhere else.
+    // to that thread's link when it shows again; until the user puts the
+    // focus anywhere else.
     let refocus = RefocusLink(StoredValue::new(None));
     Effect::new(move |was: Option<Option<String>>| {
         let now = renaming.get();
@@ -75,8 +73,10 @@ pub fn Sidebar(drawer_open: RwSignal<bool>) -> impl IntoView {
             </div>
             <SearchBox drawer_open />
             <ul class="thread-list">
-                <For each=move || sorted.get() key=|c| c.clone() let:c>
-                    <ThreadItem c menu renaming />
+                // Keyed by id: an unread, preview or busy change updates the
+                // item's fields in place (its timers and an open rename stay).
+                <For each=move || sorted.get() key=|c| c.id.clone() let:c>
+                    <ThreadItem id=c.id menu renaming />
                 </For>
             </ul>
             <ThreadMenu menu renaming />
@@ -86,12 +86,27 @@ pub fn Sidebar(drawer_open: RwSignal<bool>) -> impl IntoView {
 
 #[component]
 fn ThreadItem(
-    c: ChannelSummary,
+    id: String,
     menu: RwSignal<Option<MenuAt>>,
     renaming: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let rt = expect_context::<Runtime>();
-    let id = c.id.clone();
+    // This thread's fields, each its own memo: a change to one wakes only
+    // what shows it.
+    let summary = {
+        let id = id.clone();
+        Memo::new(move |_| {
+            rt.view
+                .channels
+                .with(|cs| cs.iter().find(|c| c.id == id).cloned())
+                .unwrap_or_default()
+        })
+    };
+    let field = move |f: fn(&ChannelSummary) -> u32| Memo::new(move |_| summary.with(f));
+    let unread = field(|c| c.unread);
+    let needs_you = field(|c| c.needs_you);
+    let busy = Memo::new(move |_| summary.with(|c| c.busy));
+    let preview = Memo::new(move |_| summary.with(|c| c.preview.clone()));
     let is_active = {
         let id = id.clone();
         Memo::new(move |_| rt.view.active.with(|a| a.as_deref() == Some(id.as_str())))
@@ -104,11 +119,15 @@ fn ThreadItem(
         let id = id.clone();
         Memo::new(move |_| renaming.with(|r| r.as_deref() == Some(id.as_str())))
     };
-    let title = if c.title.trim().is_empty() {
-        "Untitled".to_string()
-    } else {
-        c.title.clone()
-    };
+    let title = Memo::new(move |_| {
+        summary.with(|c| {
+            if c.title.trim().is_empty() {
+                "Untitled".to_string()
+            } else {
+                c.title.clone()
+            }
+        })
+    });
 
     let open_menu = {
         let id = id.clone();
@@ -143,69 +162,14 @@ fn ThreadItem(
         }
     };
 
-    // Long-press for touch and pen: a timer that a move, lift or cancel
-    // stops; when it fires, the click that follows is swallowed.
-    let press = StoredValue::new_local(Rc::new(PressState::default()));
-    let on_pointerdown = {
-        let open_menu = open_menu.clone();
-        move |ev: PointerEvent| {
-            let state = press.get_value();
-            if ev.pointer_type() == "mouse" {
-                // A mouse click is never the tail of a long-press.
-                state.fired.set(false);
-                return;
-            }
-            state
-                .start
-                .set(Some((f64::from(ev.client_x()), f64::from(ev.client_y()))));
-            state.fired.set(false);
-            let (x, y) = (f64::from(ev.client_x()), f64::from(ev.client_y()));
-            let open_menu = open_menu.clone();
-            let timer_state = state.clone();
-            let handle = set_timeout_with_handle(
-                move || {
-                    if timer_state.start.take().is_some() {
-                        timer_state.fired.set(true);
-                        open_menu(x, y);
-                    }
-                },
-                LONG_PRESS,
-            )
-            .ok();
-            if let Some(old) = state.timer.replace(handle) {
-                old.clear();
-            }
-        }
-    };
-    let cancel_press = move || {
-        let state = press.get_value();
-        state.start.set(None);
-        if let Some(t) = state.timer.take() {
-            t.clear();
-        }
-    };
-    let on_pointermove = move |ev: PointerEvent| {
-        let state = press.get_value();
-        if let Some((x, y)) = state.start.get() {
-            let (dx, dy) = (f64::from(ev.client_x()) - x, f64::from(ev.client_y()) - y);
-            if dx.hypot(dy) > LONG_PRESS_SLOP {
-                cancel_press();
-            }
-        }
-    };
-    let on_click = move |ev: MouseEvent| {
-        if press.get_value().fired.replace(false) {
-            ev.prevent_default();
-        }
-    };
-    // Lifting the finger after a long-press must not count as a tap: no
-    // emulated mousedown (which would move the focus out of the menu to
-    // this link) and no click.
-    let on_touchend = move |ev: leptos::ev::TouchEvent| {
-        if press.get_value().fired.get() {
-            ev.prevent_default();
-        }
-    };
+    // Long-press for touch and pen opens the menu too.
+    let press = use_long_press(
+        LongPressOptions {
+            delay: LONG_PRESS,
+            slop: LONG_PRESS_SLOP,
+        },
+        open_menu.clone(),
+    );
 
     // Enter and leaving the field commit; Escape cancels. Closing the field
     // (after either) blurs it: that blur must not commit again, nor commit
@@ -255,7 +219,6 @@ fn ThreadItem(
     view! {
         <li class="thread-item" data-channel-id=id.clone() class:active=move || is_active.get()>
             <Show when=move || is_renaming.get() fallback={
-                let title = title.clone();
                 let id = id.clone();
                 move || view! {
                     <a href=browser::channel_href(Some(&id)) node_ref=link
@@ -263,33 +226,33 @@ fn ThreadItem(
                         aria-haspopup="menu"
                         on:contextmenu=on_contextmenu.clone()
                         on:keydown=on_keydown.clone()
-                        on:pointerdown=on_pointerdown.clone()
-                        on:pointermove=on_pointermove
-                        on:pointerup=move |_| cancel_press()
-                        on:pointercancel=move |_| cancel_press()
-                        on:touchend=on_touchend
-                        on:click=on_click>
+                        on:pointerdown=move |ev: PointerEvent| press.pointer_down(&ev)
+                        on:pointermove=move |ev: PointerEvent| press.pointer_move(&ev)
+                        on:pointerup=move |_| press.cancel()
+                        on:pointercancel=move |_| press.cancel()
+                        on:touchend=move |ev| press.touch_end(&ev)
+                        on:click=move |ev: MouseEvent| press.click(&ev)>
                         <span class="thread-title">
                             <Show when=move || pinned.get()><span class="pin" role="img" aria-label="Pinned">"📌"</span></Show>
-                            {title.clone()}
+                            {move || title.get()}
                         </span>
-                        <span class="thread-preview">{c.preview.clone()}</span>
+                        <span class="thread-preview">{move || preview.get()}</span>
                         <span class="thread-badges">
-                            <Show when=move || { c.needs_you > 0 }>
+                            <Show when=move || { needs_you.get() > 0 }>
                                 <span class="badge needs-you" data-testid="needs-you">"needs you"</span>
                             </Show>
-                            <Show when=move || c.busy>
+                            <Show when=move || busy.get()>
                                 <span class="badge busy" data-testid="busy" role="img" aria-label="Agent working"></span>
                             </Show>
-                            <Show when=move || { c.unread > 0 }>
-                                <span class="badge unread" data-testid="unread" role="img" aria-label=format!("{} unread", c.unread)>{c.unread}</span>
+                            <Show when=move || { unread.get() > 0 }>
+                                <span class="badge unread" data-testid="unread" role="img" aria-label=move || format!("{} unread", unread.get())>{move || unread.get()}</span>
                             </Show>
                         </span>
                     </a>
                 }
             }>
                 <input class="rename-input" node_ref=rename_input aria-label="Thread title" maxlength="120"
-                    value=title.clone()
+                    value=title.get_untracked()
                     on:keydown=on_rename_key.clone()
                     on:blur={
                         let commit = commit_rename.clone();
@@ -303,10 +266,3 @@ fn ThreadItem(
 /// The thread whose link should get the focus back when it (re)appears.
 #[derive(Clone, Copy)]
 struct RefocusLink(StoredValue<Option<String>>);
-
-#[derive(Default)]
-struct PressState {
-    start: Cell<Option<(f64, f64)>>,
-    fired: Cell<bool>,
-    timer: Cell<Option<TimeoutHandle>>,
-}

@@ -1,9 +1,12 @@
 //! The connection badge: what the socket is doing, "retry now", and
 //! "not encrypted" whenever the gateway is plain `ws://` on another machine.
 
+use std::time::Duration;
+
 use leptos::prelude::*;
 
 use super::browser;
+use super::clock::{use_clock, Clock, ClockOptions};
 use super::runtime::Runtime;
 use crate::net::Status;
 
@@ -11,16 +14,8 @@ use crate::net::Status;
 pub fn ConnectionStatus() -> impl IntoView {
     let rt = expect_context::<Runtime>();
     // Ticks once a second so "reconnecting in N s" counts down.
-    let now = RwSignal::new(browser::now_ms());
-    let tick = set_interval_with_handle(
-        move || now.set(browser::now_ms()),
-        std::time::Duration::from_secs(1),
-    )
-    .ok();
-    on_cleanup(move || {
-        if let Some(t) = tick {
-            t.clear();
-        }
+    let Clock { now } = use_clock(ClockOptions {
+        every: Duration::from_secs(1),
     });
     let state = move || match rt.view.status.get() {
         Status::Connecting => "connecting",

@@ -14,28 +14,27 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
 use super::progress_draft::ProgressDraft;
-use super::row_view::RowView;
+use super::row_mounts::{MountSink, RowMounts};
+use super::row_view::{ExpandedTurns, RowView};
 use super::runtime::Runtime;
 use crate::store::{Row, RowBody, RowKey, SendState};
 use keyed_rows::KeyedRows;
 use virtual_list::{After, Dom, VirtualList};
 
-/// Lets each mounted row hand its element to the timeline, which measures
-/// it and anchors the scroll position to it, and say when it grew.
-#[derive(Clone, Copy)]
-pub struct RowMounts(StoredValue<VirtualList, LocalStorage>);
+/// The rows' mounts go to the virtual list.
+struct ListMounts(StoredValue<VirtualList, LocalStorage>);
 
-impl RowMounts {
-    pub fn mounted(&self, key: &RowKey, el: web_sys::Element) {
+impl MountSink for ListMounts {
+    fn mounted(&self, key: &RowKey, el: web_sys::Element) {
         self.0.try_update_value(|l| l.mounted(key, el));
     }
 
-    pub fn unmounted(&self, key: &RowKey) {
+    fn unmounted(&self, key: &RowKey) {
         self.0.try_update_value(|l| l.unmounted(key));
     }
 
-    /// A mounted row's content grew (see [`VirtualList::content_grew`]).
-    pub fn content_grew(&self) {
+    /// See [`VirtualList::content_grew`].
+    fn content_grew(&self) {
         self.0.try_update_value(VirtualList::content_grew);
     }
 }
@@ -45,7 +44,8 @@ pub fn Timeline() -> impl IntoView {
     let rt = expect_context::<Runtime>();
     let order = rt.view.order;
     let list = StoredValue::new_local(VirtualList::new());
-    provide_context(RowMounts(list));
+    provide_context(RowMounts::new(ListMounts(list)));
+    provide_context(ExpandedTurns::new());
     let window_keys = list.with_value(|l| l.window_keys);
     let unseen = RwSignal::new(false);
     let refresh_queued = StoredValue::new_local(false);
@@ -104,7 +104,13 @@ pub fn Timeline() -> impl IntoView {
         });
     });
 
-    // Hooks the list up to its elements and a ResizeObserver, once.
+    // Hooks the list up to its elements and a ResizeObserver, once; both
+    // go with the timeline.
+    let on_resize_fn = StoredValue::new_local(None::<Closure<dyn FnMut(js_sys::Array)>>);
+    on_cleanup(move || {
+        list.try_update_value(VirtualList::detach);
+        on_resize_fn.try_set_value(None);
+    });
     Effect::new(move |_| {
         let (Some(s), Some(c), Some(r), Some(t), Some(b)) = (
             scroller.get(),
@@ -123,8 +129,7 @@ pub fn Timeline() -> impl IntoView {
         let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) else {
             return;
         };
-        // The timeline lives as long as the page: so do these.
-        on_resize.forget();
+        on_resize_fn.set_value(Some(on_resize));
         // Scroller: screen size; content: markers and the draft appearing.
         observer.observe(&s);
         observer.observe(&c);

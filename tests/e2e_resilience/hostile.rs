@@ -1,4 +1,4 @@
-//! Hostile content: the XSS corpus (`render::XSS_VECTORS`, plus vectors
+//! Hostile content: the XSS corpus (`support::xss_corpus`, plus vectors
 //! that point at a local canary server) fed through every place the app
 //! shows text — answers, reasoning (field and inline), commentary, tool
 //! names, previews, arguments, progress notes and output, thread titles
@@ -8,13 +8,13 @@
 
 use std::time::Duration;
 
-use aria_web::render::XSS_VECTORS;
 use serde_json::{json, Value};
 
 use super::common::assert_no_crash;
 use crate::support::canary::Canary;
 use crate::support::fake_gateway::{FakeGateway, FakeOpts};
 use crate::support::ui::{paste_and_send, send, set_select, CONNECTED};
+use crate::support::xss_corpus::XSS_VECTORS;
 use crate::support::{secs, Browser, Page};
 
 /// Trips on script execution and records any dangerous node or attribute

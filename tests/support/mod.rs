@@ -36,6 +36,7 @@ pub mod recorder;
 pub mod static_server;
 pub mod tcp_proxy;
 pub mod ui;
+pub mod xss_corpus;
 
 use std::future::Future;
 use std::sync::{Arc, OnceLock};

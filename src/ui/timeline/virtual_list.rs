@@ -28,7 +28,7 @@ use web_sys::{Element, HtmlElement, ResizeObserver, ResizeObserverEntry};
 use super::heights::{self, Heights};
 use super::window::{self, Viewport};
 use crate::store::RowKey;
-use crate::ui::view_state::OrderEdit;
+use crate::ui::order_edits::OrderEdit;
 
 /// Distance from the bottom (px) that still counts as "at the bottom".
 const BOTTOM_SLACK: f64 = 48.0;
@@ -103,7 +103,7 @@ pub struct VirtualList {
     measured: HashMap<RowKey, f64>,
     measured_sum: f64,
     window: Range<usize>,
-    /// Keys of `window`, which the timeline's `<For>` renders.
+    /// Keys of `window`, which the timeline's keyed rows render.
     pub window_keys: RwSignal<Vec<RowKey>>,
     /// Index in the thread of each row in the window, computed for a
     /// window starting at `index_base`.
@@ -165,6 +165,13 @@ impl VirtualList {
     pub fn attach(&mut self, dom: Dom) {
         self.dom = Some(dom);
         self.read_metrics();
+    }
+
+    /// The timeline is going: its observer stops.
+    pub fn detach(&mut self) {
+        if let Some(dom) = self.dom.take() {
+            dom.observer.disconnect();
+        }
     }
 
     // ----- events -----

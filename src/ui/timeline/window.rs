@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use super::heights::Heights;
-use crate::ui::view_state::OrderEdit;
+use crate::ui::order_edits::OrderEdit;
 
 /// The most rows mounted at once, overscan included.
 pub const MAX_ROWS: usize = 240;

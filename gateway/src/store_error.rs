@@ -1,0 +1,20 @@
+//! Why the log could not be read or written. A leaf, so that the log and
+//! its search index can both use it without importing each other.
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("unknown channel")]
+    NotFound,
+    #[error("cannot create the data directory: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("cannot encode a log item: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("corrupt log item: {0}")]
+    Item(#[from] aria_protocol::DecodeError),
+    #[error("corrupt log: {0}")]
+    Corrupt(String),
+    #[error("database worker failed: {0}")]
+    Worker(String),
+}
