@@ -4,7 +4,7 @@
 //! (which builds everything first); `bench/README.md` explains the numbers.
 //!
 //! ```text
-//! bench [--smoke] [--only load,decode,stream,flood,thread,jump,search] [--out FILE]
+//! bench [--smoke] [--only load,decode,stream,flood,thread,jump,search,lighthouse] [--out FILE]
 //! ```
 //!
 //! `--smoke` runs tiny sizes and only fails on broken checks (the test
@@ -32,10 +32,18 @@ use support::paths;
 use support::{Browser, Gateway, GatewayOpts};
 
 const ALL: &[&str] = &[
-    "load", "decode", "stream", "flood", "thread", "jump", "search",
+    "load",
+    "decode",
+    "stream",
+    "flood",
+    "thread",
+    "jump",
+    "search",
+    "lighthouse",
 ];
-/// Scenarios that measure the gateway alone, without a browser.
-const GATEWAY_ONLY: &[&str] = &["search"];
+/// Scenarios without the bench's browser: the gateway alone (search), or
+/// a Chromium of their own (lighthouse).
+const GATEWAY_ONLY: &[&str] = &["search", "lighthouse"];
 
 struct Options {
     smoke: bool,
@@ -132,6 +140,10 @@ async fn main() {
     if wants("search") {
         eprintln!("bench: search…");
         scenarios::search::run(&gateway, sizes, &mut report).await;
+    }
+    if wants("lighthouse") {
+        eprintln!("bench: lighthouse…");
+        scenarios::lighthouse::run(&mut report);
     }
     let command = std::env::var("ARIA_BENCH_COMMAND").unwrap_or_else(|_| {
         format!(

@@ -8,6 +8,7 @@
 pub use aria_protocol as protocol;
 
 pub mod announce;
+pub mod app_update;
 pub mod attention;
 pub mod deep_link;
 pub mod display;

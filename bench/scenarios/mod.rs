@@ -4,6 +4,7 @@
 pub mod decode;
 pub mod flood;
 pub mod jump;
+pub mod lighthouse;
 pub mod load;
 pub mod search;
 pub mod stream;

@@ -18,6 +18,9 @@ use tower_http::services::ServeDir;
 /// build means a new name, so the old one never changes.
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// Everything else may change under the same name: revalidate each time.
+/// That includes the service worker `sw.js` (a new build must be seen on
+/// the next load) and `manifest.webmanifest` (sent as
+/// `application/manifest+json` by its extension).
 const NO_CACHE: &str = "no-cache";
 
 /// Shown at `/` when the static dir holds no built client.

@@ -190,3 +190,42 @@ async fn hashed_assets_are_immutable_and_everything_else_revalidates() {
         "a 404 is not kept for a year"
     );
 }
+
+#[tokio::test]
+async fn the_service_worker_revalidates_and_the_manifest_is_a_manifest() {
+    let dir = client_dir(PAGE_CSP);
+    write(dir.path(), "sw.js", "const BUILD = \"b\";", &["br", "gz"]);
+    write(
+        dir.path(),
+        "manifest.webmanifest",
+        "{\"name\":\"aria\"}",
+        &["br", "gz"],
+    );
+    let gw = serving(dir.path()).await;
+    let addr = gw.server.addr();
+    for accept in ["", "Accept-Encoding: gzip\r\n", "Accept-Encoding: br\r\n"] {
+        // A new build's worker must be seen on the next load, not in a day.
+        let sw = get(addr, "/sw.js", accept).await;
+        assert_eq!(sw.status, 200, "sw.js {accept:?}");
+        assert_eq!(
+            sw.header("cache-control"),
+            Some("no-cache"),
+            "sw.js {accept:?}"
+        );
+        let mime = sw.header("content-type").unwrap_or_default();
+        assert!(
+            mime.starts_with("text/javascript"),
+            "sw.js {accept:?}: {mime}"
+        );
+        assert_security_headers(&sw, PAGE_CSP, "sw.js");
+
+        let manifest = get(addr, "/manifest.webmanifest", accept).await;
+        assert_eq!(manifest.status, 200, "manifest {accept:?}");
+        assert_eq!(
+            manifest.header("content-type"),
+            Some("application/manifest+json"),
+            "manifest {accept:?}"
+        );
+        assert_eq!(manifest.header("cache-control"), Some("no-cache"));
+    }
+}

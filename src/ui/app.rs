@@ -12,10 +12,12 @@ use super::gateway_prompt::GatewayPrompt;
 use super::live_regions::{Announcer, LiveRegions};
 use super::notices::Notices;
 use super::runtime::Runtime;
+use super::service_worker;
 use super::settings_panel::SettingsPanel;
 use super::shortcut_help::ShortcutHelp;
 use super::shortcuts;
 use super::sidebar::Sidebar;
+use super::visual_viewport;
 use crate::settings::Theme;
 
 #[component]
@@ -27,6 +29,8 @@ pub fn App() -> impl IntoView {
     provide_context(rt);
     provide_context(Announcer::new());
     attention::install(rt);
+    service_worker::register();
+    visual_viewport::track();
 
     // Back/forward and typed deep links: the hash names the open thread.
     let _hash = window_event_listener(leptos::ev::hashchange, move |_| {

@@ -27,6 +27,7 @@ mod row_view;
 mod runtime;
 mod saved_gateways;
 mod search_box;
+mod service_worker;
 mod settings_panel;
 mod shortcut_help;
 mod shortcuts;
@@ -36,5 +37,6 @@ mod thread_menu;
 mod timeline;
 mod tool_card;
 mod view_state;
+mod visual_viewport;
 
 pub use app::App;

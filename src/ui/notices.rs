@@ -1,14 +1,17 @@
-//! One-sentence errors from the gateway, dismissible.
+//! One-sentence errors from the gateway, dismissible; and the note that
+//! the app was updated.
 
 use leptos::prelude::*;
 
 use super::runtime::Runtime;
+use super::service_worker::UpdateNotice;
 
 #[component]
 pub fn Notices() -> impl IntoView {
     let rt = expect_context::<Runtime>();
     view! {
         <div class="notices">
+            <UpdateNotice />
             <For each=move || rt.view.notices.get() key=|n| n.id let:n>
                 <div class="notice">
                     <span>{n.text.clone()}</span>

@@ -9,7 +9,7 @@ use crate::support::{exclusive, millis, secs, Browser, StaticServer};
 /// The same policy as index.html.
 const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \
                    connect-src 'self' ws: wss:; img-src 'self' https: http: data:; \
-                   object-src 'none'; base-uri 'none'; form-action 'none'";
+                   worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
 fn page(dir: &Path, body: &str) {
     let html = format!(

@@ -1,0 +1,18 @@
+//! The installable app shell (issue 15 item 4): the service worker
+//! precaches the hashed build, the shell loads with the gateway gone, and a
+//! new build takes over on the next load and says so. 127.0.0.1 is a
+//! secure context, so the gateway's own origin gets the worker.
+//!
+//! ```text
+//! trunk build --release --skip-version-check && cargo build -p aria-gateway
+//! cargo test --test e2e_pwa
+//! ```
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+mod e2e_pwa {
+    mod builds;
+    mod offline_shell;
+    mod update;
+}

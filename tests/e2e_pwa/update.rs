@@ -1,0 +1,72 @@
+//! A deploy while the app is open: the next load still runs the build it
+//! came with, entirely (its wasm is gone from the server by then, so it can
+//! only come from the worker's cache); meanwhile the new worker installs
+//! the new shell and drops the old one, and the load after that is the new
+//! build, which says "Updated to a new version" once.
+
+use super::builds::{build_of, controlled, copy_of_dist, make_next_build, page_wasm};
+use crate::support::ui::connected;
+use crate::support::{run, secs, App, GatewayOpts};
+
+const NOTICE: &str = "[data-testid=update-notice]";
+
+#[test]
+fn a_new_build_takes_over_on_the_next_load_and_says_so() {
+    run(|| async {
+        let dist = copy_of_dist();
+        let app = App::start_with(GatewayOpts {
+            static_dir: Some(dist.path().to_path_buf()),
+            ..GatewayOpts::default()
+        })
+        .await;
+        let b = &app.browser;
+        connected(b).await;
+        let first = build_of(dist.path());
+        assert_eq!(controlled(b).await, vec![format!("aria-shell-{first}")]);
+        let old_wasm = page_wasm(b).await;
+        assert!(!b.exists(NOTICE).await, "a first visit is no update");
+
+        let new_wasm = make_next_build(dist.path());
+        let second = build_of(dist.path());
+        assert_ne!(first, second, "the deploy is a new build");
+
+        b.refresh().await;
+        connected(b).await;
+        assert_eq!(
+            page_wasm(b).await,
+            old_wasm,
+            "no mix: the whole old build, from its cache"
+        );
+        assert!(!b.exists(NOTICE).await);
+        let wanted = vec![format!("aria-shell-{second}")];
+        b.poll(
+            "the new worker to replace the old shell",
+            secs(30),
+            || async { (controlled(b).await == wanted).then_some(()) },
+        )
+        .await;
+
+        b.refresh().await;
+        connected(b).await;
+        assert_eq!(page_wasm(b).await, new_wasm, "the new build runs");
+        b.wait_for(NOTICE, secs(5)).await;
+        assert!(b.text_of(NOTICE).await.contains("Updated to a new version"));
+        b.poll("the polite region to say so", secs(5), || async {
+            b.text_of("[data-testid=live-polite]")
+                .await
+                .contains("Updated to a new version")
+                .then_some(())
+        })
+        .await;
+
+        // Said once: the same build again is no update.
+        b.refresh().await;
+        connected(b).await;
+        assert_eq!(page_wasm(b).await, new_wasm);
+        assert!(
+            !b.exists(NOTICE).await,
+            "the notice is for the first load of a build"
+        );
+        app.finish().await;
+    });
+}
