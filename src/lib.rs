@@ -12,6 +12,7 @@ pub mod attention;
 pub mod deep_link;
 pub mod export;
 pub mod net;
+pub mod offline;
 pub mod render;
 pub mod search;
 pub mod settings;
