@@ -37,6 +37,21 @@ pub struct Summary {
     pub bytes: usize,
 }
 
+impl Summary {
+    /// "2 threads, 14 KB", or that nothing is kept.
+    pub fn describe(&self) -> String {
+        if self.bytes == 0 {
+            return "Nothing is kept.".into();
+        }
+        let s = if self.threads == 1 { "" } else { "s" };
+        format!(
+            "{} thread{s}, {} KB",
+            self.threads,
+            self.bytes.div_ceil(1024)
+        )
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct OfflineCache {
     /// The gateway the cache is about (its canonical address).
@@ -354,6 +369,21 @@ mod tests {
             .filter(|id| !id.is_empty())
             .map(str::to_string)
             .collect()
+    }
+
+    #[test]
+    fn the_summary_reads_as_a_sentence() {
+        assert_eq!(Summary::default().describe(), "Nothing is kept.");
+        let one = Summary {
+            threads: 1,
+            bytes: 1500,
+        };
+        assert_eq!(one.describe(), "1 thread, 2 KB");
+        let two = Summary {
+            threads: 2,
+            bytes: 2048,
+        };
+        assert_eq!(two.describe(), "2 threads, 2 KB");
     }
 
     #[test]

@@ -8,9 +8,11 @@ use leptos::prelude::*;
 
 use super::attention;
 use super::browser;
+use super::offline::{self, OfflineView};
 use super::view_state::ViewState;
 use crate::export::{Exporter, Format, Progress, Step};
 use crate::net::{plan, Address, Event, LinkAnswer, PageOrigin, Plan, Socket, Status, Target};
+use crate::offline::OfflineCache;
 use crate::protocol::{ClientFrame, ErrorCode, Hello, ServerFrame, PROTOCOL_VERSION};
 use crate::settings::Settings;
 use crate::store::{Effect, OutboxEntry, Store};
@@ -52,6 +54,11 @@ pub struct Runtime {
     pub prompt: RwSignal<Option<Prompt>>,
     /// The thread export running, if any.
     pub export: RwSignal<Option<Progress>>,
+    /// What is written to the offline copy (see `ui/offline.rs`), and
+    /// whether a write is scheduled.
+    pub(super) offline: StoredValue<OfflineCache, LocalStorage>,
+    pub(super) offline_write: StoredValue<bool, LocalStorage>,
+    pub offline_view: RwSignal<OfflineView>,
 }
 
 impl Runtime {
@@ -85,6 +92,9 @@ impl Runtime {
             gateway: RwSignal::new(None),
             prompt: RwSignal::new(None),
             export: RwSignal::new(None),
+            offline: StoredValue::new_local(OfflineCache::default()),
+            offline_write: StoredValue::new_local(false),
+            offline_view: RwSignal::new(OfflineView::default()),
         };
         rt.open_hash();
         let socket = Socket::new(move |e| rt.on_socket(e));
@@ -308,6 +318,7 @@ impl Runtime {
         }
         self.ask(None);
         self.gateway.set(Some(address.clone()));
+        offline::target(*self, &address);
         let target = Some((address.clone(), token.clone()));
         let same = self
             .core
@@ -391,6 +402,7 @@ impl Runtime {
                     self.send_export(None);
                 }
                 if ready {
+                    offline::connected(*self);
                     let again = self
                         .core
                         .try_update_value(|c| c.exporter.resume(now))
@@ -458,9 +470,11 @@ impl Runtime {
 
     fn flush(&self) {
         let view = self.view;
+        let rt = *self;
         self.core.update_value(|c| {
             let changes = c.store.take_changes();
             if !changes.is_empty() {
+                offline::note(rt, &changes, &c.store);
                 view.sync(&c.store, changes);
             }
         });
