@@ -10,7 +10,7 @@ use super::common::{wait_turn_over, RowDump};
 use crate::support::ui::{
     close_settings, hash_channel, new_thread_pane, open_settings, send, send_new_thread, CONNECTED,
 };
-use crate::support::{secs, Browser, Gateway, GatewayOpts};
+use crate::support::{run, secs, Browser, Gateway, GatewayOpts};
 
 /// Raw HTML in a message: the copy must show it as text, like the gateway's
 /// pages do (it is read back through the same store and sanitizer).
@@ -80,29 +80,65 @@ async fn open_thread(b: &Browser, id: &str, text: &str) {
     .await;
 }
 
-#[tokio::test]
-async fn threads_are_read_offline_and_reconcile_once_the_gateway_is_back() {
-    let (mut gateway, proxy, page) = behind_proxy(GatewayOpts::default()).await;
-    let b = &page.browser;
-    b.wait_for(CONNECTED, secs(20)).await;
+#[test]
+fn threads_are_read_offline_and_reconcile_once_the_gateway_is_back() {
+    run(|| async {
+        let (mut gateway, proxy, page) = behind_proxy(GatewayOpts::default()).await;
+        let b = &page.browser;
+        let (first, online_rows) = Box::pin(two_threads(b)).await;
 
-    // Two threads with an answer each.
+        // The gateway stops; the page is reloaded from the static server.
+        gateway.kill();
+        Box::pin(read_offline(b, &first, &online_rows)).await;
+
+        // The gateway comes back on its data dir, behind the same address.
+        let restarted = Gateway::start(GatewayOpts {
+            data_dir: Some(gateway.data_dir().to_path_buf()),
+            ..GatewayOpts::default()
+        });
+        b.attach_log("restarted gateway output", restarted.output_handle());
+        proxy.set_upstream(restarted.addr());
+        Box::pin(reconciled(b)).await;
+
+        // The gateway's log, on a fresh device: the offline message once.
+        let fresh = page
+            .second_browser(&proxy.ws_url(), &format!("#/t/{first}"))
+            .await;
+        Box::pin(logged_once(&fresh)).await;
+        fresh.close().await;
+
+        // Clearing the copy leaves nothing to read offline.
+        Box::pin(clear(b)).await;
+        drop(restarted);
+        Box::pin(nothing_kept(b)).await;
+        assert_no_crash(b).await;
+        page.browser.close().await;
+    });
+}
+
+/// Two threads with an answer each, kept; returns the first's id and the
+/// rows of the second (the one open).
+async fn two_threads(b: &Browser) -> (String, Vec<RowDump>) {
+    b.wait_for(CONNECTED, secs(20)).await;
     let first = send_new_thread(b, PROBE).await;
     wait_turn_over(b, secs(30)).await;
     new_thread_pane(b).await;
-    let second = send_new_thread(b, SECOND).await;
+    send_new_thread(b, SECOND).await;
     wait_turn_over(b, secs(30)).await;
     wait_kept(b, 2).await;
-    let online_rows = timeline(b).await;
+    (first, timeline(b).await)
+}
 
-    // The gateway stops; the page is reloaded from the static server.
-    gateway.kill();
+/// After a reload with the gateway gone: both threads from the copy,
+/// marked offline, their HTML as text; a message typed waits.
+async fn read_offline(b: &Browser, first: &str, online_rows: &[RowDump]) {
     wait_down(b).await;
+    let second = hash_channel(b).await;
     reload(b).await;
     wait_down(b).await;
     b.wait_for("[data-testid=conn-offline]", secs(10)).await;
     b.wait_for("[data-testid=thread-offline]", secs(5)).await;
-    assert_eq!(hash_channel(b).await.as_deref(), Some(second.as_str()));
+    assert_eq!(hash_channel(b).await, second);
     b.poll("both kept threads listed", secs(10), || async {
         (b.count(".thread-item").await == 2).then_some(())
     })
@@ -121,7 +157,7 @@ async fn threads_are_read_offline_and_reconcile_once_the_gateway_is_back() {
     );
 
     // The other thread, from the copy, its raw HTML as text.
-    open_thread(b, &first, "kept offline").await;
+    open_thread(b, first, "kept offline").await;
     let unsafe_html = b
         .js(
             "return [!!document.querySelector('[data-testid=timeline] img[src=x]'), \
@@ -131,8 +167,9 @@ async fn threads_are_read_offline_and_reconcile_once_the_gateway_is_back() {
         .await;
     assert_eq!(unsafe_html, json!([false, false]), "the copy's HTML ran");
     let rows = timeline(b).await;
-    assert!(
-        count(&rows, "user", "<img src=x") == 1,
+    assert_eq!(
+        count(&rows, "user", "<img src=x"),
+        1,
         "the probe reads as text once:\n{}",
         show_rows(&rows)
     );
@@ -140,19 +177,21 @@ async fn threads_are_read_offline_and_reconcile_once_the_gateway_is_back() {
     // A message typed now waits in the outbox.
     send(b, OFFLINE).await;
     b.wait_for(".msg-user.pending", secs(5)).await;
+}
 
-    // The gateway comes back on its data dir, behind the same address.
-    let restarted = Gateway::start(GatewayOpts {
-        data_dir: Some(gateway.data_dir().to_path_buf()),
-        ..GatewayOpts::default()
-    });
-    b.attach_log("restarted gateway output", restarted.output_handle());
-    proxy.set_upstream(restarted.addr());
+/// Connected again: the marks go, the queued message is sent and answered
+/// once, no seq is shown twice.
+async fn reconciled(b: &Browser) {
     b.wait_for(CONNECTED, secs(30)).await;
     b.wait_gone("[data-testid=conn-offline]", secs(5)).await;
     b.wait_gone("[data-testid=thread-offline]", secs(5)).await;
     wait_turn_over(b, secs(30)).await;
-    let rows = timeline(b).await;
+    let rows = b
+        .poll("the answer to the queued message", secs(30), || async {
+            let rows = timeline(b).await;
+            (count(&rows, "assistant", OFFLINE) > 0).then_some(rows)
+        })
+        .await;
     assert_seqs_once(&rows);
     assert_eq!(count(&rows, "user", OFFLINE), 1, "{}", show_rows(&rows));
     assert_eq!(
@@ -167,23 +206,21 @@ async fn threads_are_read_offline_and_reconcile_once_the_gateway_is_back() {
         "one answer:\n{}",
         show_rows(&rows)
     );
+}
 
-    // The gateway's log, on a fresh device: the offline message once.
-    let fresh = page
-        .second_browser(&proxy.ws_url(), &format!("#/t/{first}"))
-        .await;
+async fn logged_once(fresh: &Browser) {
     fresh.wait_for(CONNECTED, secs(20)).await;
     let logged = fresh
         .poll("the thread on a fresh device", secs(15), || async {
-            let rows = timeline(&fresh).await;
+            let rows = timeline(fresh).await;
             (count(&rows, "assistant", OFFLINE) == 1).then_some(rows)
         })
         .await;
     assert_eq!(count(&logged, "user", OFFLINE), 1, "{}", show_rows(&logged));
     assert_seqs_once(&logged);
-    fresh.close().await;
+}
 
-    // Clearing the copy leaves nothing to read offline.
+async fn clear(b: &Browser) {
     open_settings(b).await;
     b.click("[data-testid=clear-offline]").await;
     b.wait_for("[data-testid=offline-summary][data-threads=\"0\"]", secs(5))
@@ -191,7 +228,10 @@ async fn threads_are_read_offline_and_reconcile_once_the_gateway_is_back() {
     close_settings(b).await;
     // Longer than the write delay: nothing is written back meanwhile.
     tokio::time::sleep(Duration::from_secs(3)).await;
-    drop(restarted);
+}
+
+/// A reload with the gateway gone again shows nothing.
+async fn nothing_kept(b: &Browser) {
     wait_down(b).await;
     reload(b).await;
     wait_down(b).await;
@@ -199,6 +239,4 @@ async fn threads_are_read_offline_and_reconcile_once_the_gateway_is_back() {
     assert_eq!(b.count(".thread-item").await, 0, "no thread kept");
     assert!(!b.exists("[data-testid=conn-offline]").await);
     assert!(timeline(b).await.is_empty(), "no row kept");
-    assert_no_crash(b).await;
-    page.browser.close().await;
 }
