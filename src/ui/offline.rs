@@ -39,41 +39,52 @@ pub fn target(rt: Runtime, gateway: &Address) {
     if rt.offline.try_update_value(|c| c.target(&url)) != Some(true) {
         return;
     }
-    leptos::task::spawn_local(load(rt, url, first));
+    offline_db::get_all(vec![index_key(&url)], move |texts| {
+        let index = match texts {
+            Ok(texts) => texts.into_iter().flatten().next().and_then(|text| {
+                Index::decode(&text)
+                    .map_err(|why| warn(&url, &format!("its index is ignored: {why}")))
+                    .ok()
+            }),
+            Err(e) => {
+                warn(&url, &format!("IndexedDB refused: {e:?}"));
+                None
+            }
+        };
+        let ids: Vec<String> = index
+            .iter()
+            .flat_map(|i| i.recent.iter().map(|r| r.channel_id.clone()))
+            .collect();
+        let keys = ids.iter().map(|id| thread_key(&url, id)).collect();
+        offline_db::get_all(keys, move |texts| {
+            let kept = ids
+                .iter()
+                .zip(texts.unwrap_or_default())
+                .filter_map(|(id, text)| {
+                    let text = text?;
+                    match ThreadRecord::decode(&text, id) {
+                        Ok(r) => Some((text.len(), r.page)),
+                        Err(why) => {
+                            warn(&url, &format!("a thread is ignored: {why}"));
+                            None
+                        }
+                    }
+                })
+                .collect();
+            loaded(rt, &url, index, kept, first);
+        });
+    });
 }
 
-async fn load(rt: Runtime, gateway: String, may_restore: bool) {
-    let index = match offline_db::get_all(&[index_key(&gateway)]).await {
-        Ok(texts) => texts.into_iter().flatten().next().and_then(|text| {
-            Index::decode(&text)
-                .map_err(|why| warn(&gateway, &format!("its index is ignored: {why}")))
-                .ok()
-        }),
-        Err(e) => {
-            warn(&gateway, &format!("IndexedDB refused: {e:?}"));
-            None
-        }
-    };
-    let ids: Vec<String> = index
-        .iter()
-        .flat_map(|i| i.recent.iter().map(|r| r.channel_id.clone()))
-        .collect();
-    let keys: Vec<String> = ids.iter().map(|id| thread_key(&gateway, id)).collect();
-    let texts = offline_db::get_all(&keys).await.unwrap_or_default();
-    let kept: Vec<(usize, History)> = ids
-        .iter()
-        .zip(texts)
-        .filter_map(|(id, text)| {
-            let text = text?;
-            match ThreadRecord::decode(&text, id) {
-                Ok(r) => Some((text.len(), r.page)),
-                Err(why) => {
-                    warn(&gateway, &format!("a thread is ignored: {why}"));
-                    None
-                }
-            }
-        })
-        .collect();
+/// The copy of `gateway` was read: the cache knows what is kept, and the
+/// store shows it if it may (the page's first gateway, not answering yet).
+fn loaded(
+    rt: Runtime,
+    gateway: &str,
+    index: Option<Index>,
+    kept: Vec<(usize, History)>,
+    may_restore: bool,
+) {
     let restore = may_restore && !kept.is_empty() && rt.read(|s| !s.is_online()).unwrap_or(false);
     let channels = index
         .as_ref()
@@ -81,7 +92,7 @@ async fn load(rt: Runtime, gateway: String, may_restore: bool) {
         .unwrap_or_default();
     let now = browser::now_ms();
     rt.offline
-        .update_value(|c| c.loaded(&gateway, index, &kept, restore));
+        .update_value(|c| c.loaded(gateway, index, &kept, restore));
     if restore {
         let pages = kept.into_iter().map(|(_, page)| page).collect();
         rt.update(|s| s.restore_offline(channels, pages, now));
@@ -140,8 +151,8 @@ fn write(rt: Runtime) {
         let gateway = rt
             .offline
             .with_value(|c| c.gateway().unwrap_or_default().to_string());
-        leptos::task::spawn_local(async move {
-            if let Err(e) = offline_db::write(&writes).await {
+        offline_db::write(writes, move |done| {
+            if let Err(e) = done {
                 warn(&gateway, &format!("not written: {e:?}"));
             }
         });
@@ -159,9 +170,9 @@ pub fn clear(rt: Runtime) {
         return;
     };
     show(rt, rt.offline_view.get_untracked().restored);
-    leptos::task::spawn_local(async move {
-        let (from, to) = gateway_range(&gateway);
-        if let Err(e) = offline_db::delete_range(&from, &to).await {
+    let (from, to) = gateway_range(&gateway);
+    offline_db::delete_range(from, to, move |done| {
+        if let Err(e) = done {
             warn(&gateway, &format!("not cleared: {e:?}"));
         }
     });
