@@ -5,8 +5,6 @@
 //! whose turn is running waits until the turn ends; a record that would
 //! not change is not written again.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-
 use super::item::item_of;
 use super::recency::Recency;
 use super::record::{index_key, thread_key, Index, Recent, ThreadRecord, MAX_ITEMS};
@@ -64,12 +62,14 @@ pub struct OfflineCache {
     ours: bool,
     recency: Recency,
     list_dirty: bool,
-    dirty: BTreeSet<String>,
+    /// Threads to write (a handful: plain vectors, no map code in the wasm).
+    dirty: Vec<String>,
     evicted: Vec<String>,
-    written: HashMap<String, Mark>,
+    /// Each kept thread's record: its size in bytes and what it holds.
+    kept: Vec<(String, usize, Mark)>,
     last_index: String,
-    /// Bytes of each record kept, by thread ("" is the index).
-    sizes: BTreeMap<String, usize>,
+    /// Bytes of the kept index (0: none).
+    index_bytes: usize,
 }
 
 /// The kept page of a thread: its newest logged rows as history items.
@@ -148,12 +148,9 @@ impl OfflineCache {
                 self.evict(gone);
             }
         }
-        if index_bytes > 0 {
-            self.sizes.insert(String::new(), index_bytes);
-        }
+        self.index_bytes = index_bytes;
         for (bytes, page) in kept {
-            self.sizes.insert(page.channel_id.clone(), *bytes);
-            self.written.insert(page.channel_id.clone(), mark_of(page));
+            self.set_kept(&page.channel_id, *bytes, mark_of(page));
         }
         self.loaded = true;
         self.ours |= ours;
@@ -178,7 +175,7 @@ impl OfflineCache {
                 }
                 Change::Channels => self.list_dirty = true,
                 Change::Order(id) | Change::Window(id) if self.recency.contains(id) => {
-                    self.dirty.insert(id.clone());
+                    self.mark_dirty(id);
                 }
                 _ => {}
             }
@@ -192,13 +189,24 @@ impl OfflineCache {
         if let Some(gone) = self.recency.opened(id, now_ms) {
             self.evict(gone);
         }
-        self.dirty.insert(id.to_string());
+        self.mark_dirty(id);
         self.list_dirty = true;
     }
 
     fn evict(&mut self, id: String) {
-        self.dirty.remove(&id);
+        self.dirty.retain(|d| *d != id);
         self.evicted.push(id);
+    }
+
+    fn mark_dirty(&mut self, id: &str) {
+        if !self.dirty.iter().any(|d| d == id) {
+            self.dirty.push(id.to_string());
+        }
+    }
+
+    fn set_kept(&mut self, id: &str, bytes: usize, mark: Mark) {
+        self.kept.retain(|(k, _, _)| k != id);
+        self.kept.push((id.to_string(), bytes, mark));
     }
 
     /// Whether something waits to be written.
@@ -217,13 +225,14 @@ impl OfflineCache {
         self.evicted.extend(gone);
         let mut writes = Writes::default();
         for id in std::mem::take(&mut self.evicted) {
-            self.dirty.remove(&id);
-            self.written.remove(&id);
-            if self.sizes.remove(&id).is_some() {
+            self.dirty.retain(|d| *d != id);
+            let before = self.kept.len();
+            self.kept.retain(|(k, _, _)| *k != id);
+            if self.kept.len() < before {
                 writes.delete.push(thread_key(&gateway, &id));
             }
         }
-        let mut waiting = BTreeSet::new();
+        let mut waiting = Vec::new();
         for id in std::mem::take(&mut self.dirty) {
             let Some(c) = store.channel(&id) else {
                 continue;
@@ -232,19 +241,18 @@ impl OfflineCache {
                 continue;
             }
             if c.is_busy() {
-                waiting.insert(id);
+                waiting.push(id);
                 continue;
             }
             let Some(page) = page_of(c) else {
                 continue;
             };
             let mark = mark_of(&page);
-            if self.written.get(&id) == Some(&mark) {
+            if self.kept.iter().any(|(k, _, m)| *k == id && *m == mark) {
                 continue;
             }
             let text = ThreadRecord::new(page).encode();
-            self.sizes.insert(id.clone(), text.len());
-            self.written.insert(id.clone(), mark);
+            self.set_kept(&id, text.len(), mark);
             writes.put.push((thread_key(&gateway, &id), text));
         }
         self.dirty = waiting;
@@ -257,7 +265,7 @@ impl OfflineCache {
     /// The list is kept with the threads: with none kept, nothing is.
     fn write_index(&mut self, store: &Store, gateway: &str, writes: &mut Writes) {
         if self.recency.entries().is_empty() {
-            if self.sizes.remove("").is_some() {
+            if std::mem::take(&mut self.index_bytes) > 0 {
                 writes.delete.push(index_key(gateway));
             }
             self.last_index.clear();
@@ -272,7 +280,7 @@ impl OfflineCache {
         if text == self.last_index {
             return;
         }
-        self.sizes.insert(String::new(), text.len());
+        self.index_bytes = text.len();
         writes.put.push((index_key(gateway), text.clone()));
         self.last_index = text;
     }
@@ -284,8 +292,8 @@ impl OfflineCache {
         self.recency = Recency::default();
         self.dirty.clear();
         self.evicted.clear();
-        self.written.clear();
-        self.sizes.clear();
+        self.kept.clear();
+        self.index_bytes = 0;
         self.last_index.clear();
         self.list_dirty = false;
         Some(gateway)
@@ -293,8 +301,8 @@ impl OfflineCache {
 
     pub fn summary(&self) -> Summary {
         Summary {
-            threads: self.sizes.keys().filter(|k| !k.is_empty()).count(),
-            bytes: self.sizes.values().sum(),
+            threads: self.kept.len(),
+            bytes: self.index_bytes + self.kept.iter().map(|(_, b, _)| b).sum::<usize>(),
         }
     }
 }
@@ -362,6 +370,14 @@ mod tests {
         cache.note(&s.take_changes(), s.active(), 0.0);
     }
 
+    /// The record written for thread `id`.
+    fn kept_text<'a>(w: &'a Writes, id: &str) -> &'a str {
+        match w.put.iter().find(|(k, _)| *k == thread_key(GW, id)) {
+            Some((_, text)) => text,
+            None => panic!("no record written for {id}: {w:?}"),
+        }
+    }
+
     fn kept_threads(w: &Writes) -> Vec<String> {
         w.put
             .iter()
@@ -393,11 +409,7 @@ mod tests {
         open(&mut cache, &mut s, "c1");
         let w = cache.take(&s).unwrap();
         assert_eq!(kept_threads(&w), ["c1"]);
-        let (_, text) = w
-            .put
-            .iter()
-            .find(|(k, _)| *k == thread_key(GW, "c1"))
-            .unwrap();
+        let text = kept_text(&w, "c1");
         let record = ThreadRecord::decode(text, "c1").unwrap();
         assert_eq!(record.v, VERSION);
         assert_eq!(record.page.items.len(), 3);
@@ -441,11 +453,7 @@ mod tests {
         let mut cache = ready_cache();
         open(&mut cache, &mut s, "c0");
         let w = cache.take(&s).unwrap();
-        let (_, text) = w
-            .put
-            .iter()
-            .find(|(k, _)| *k == thread_key(GW, "c0"))
-            .unwrap();
+        let text = kept_text(&w, "c0");
         let page = ThreadRecord::decode(text, "c0").unwrap().page;
         assert_eq!(page.items.len(), MAX_ITEMS);
         assert_eq!(page.items[0].seq(), Some(31));
@@ -488,11 +496,7 @@ mod tests {
         );
         cache.note(&s.take_changes(), s.active(), 0.0);
         let w = cache.take(&s).unwrap();
-        let (_, text) = w
-            .put
-            .iter()
-            .find(|(k, _)| *k == thread_key(GW, "c0"))
-            .unwrap();
+        let text = kept_text(&w, "c0");
         let page = ThreadRecord::decode(text, "c0").unwrap().page;
         assert_eq!(page.items.len(), 2);
         assert!(text.contains("partial answer"));

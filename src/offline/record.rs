@@ -15,7 +15,7 @@ pub const VERSION: u32 = 1;
 pub const MAX_THREADS: usize = 20;
 /// Items kept per thread: its newest ones.
 pub const MAX_ITEMS: usize = 200;
-/// Threads of the list kept (the most recently updated).
+/// Threads of the list kept (the first ones listed).
 pub const MAX_LISTED: usize = 1000;
 
 /// A gateway's thread list and its recently opened threads.
@@ -49,8 +49,8 @@ struct Version {
 }
 
 impl Index {
+    /// The list as the store has it (the gateway's order), cut to the bound.
     pub fn new(mut channels: Vec<Channel>, recent: Vec<Recent>) -> Index {
-        channels.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
         channels.truncate(MAX_LISTED);
         Index {
             v: VERSION,

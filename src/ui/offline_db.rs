@@ -57,9 +57,7 @@ fn with_db(then: Done<IdbDatabase>) {
     req.set_onupgradeneeded(Some(on_upgrade.unchecked_ref()));
     let opened = req.clone();
     let done = once(move |_| {
-        let db = opened
-            .result()
-            .and_then(|r| r.dyn_into::<IdbDatabase>().map_err(JsValue::from));
+        let db = opened.result().and_then(|r| r.dyn_into::<IdbDatabase>());
         if let Ok(db) = &db {
             DB.with(|d| *d.borrow_mut() = Some(db.clone()));
         }
