@@ -14,6 +14,7 @@ pub mod deep_link;
 pub mod display;
 pub mod export;
 pub mod net;
+pub mod offline;
 pub mod render;
 pub mod search;
 pub mod settings;

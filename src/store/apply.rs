@@ -753,10 +753,12 @@ impl Store {
             // Asked for a window that is gone.
             Some(PageRequest::Stale) => return Vec::new(),
             Some(PageRequest::Around(_)) => {
+                c.offline_newest = None;
                 replace_window(c);
                 self.changes.push(Change::Window(channel.clone()));
                 inserted = true;
             }
+            Some(PageRequest::Newest) => inserted = super::offline::reconcile(c, &h.items),
             _ => {}
         }
         let mut preview_update = None;

@@ -50,6 +50,9 @@ pub struct ChannelState {
     pub unread: u32,
     /// Counter for turns of gateways that send no `turn_id`.
     pub implicit_turns: u32,
+    /// The newest seq of the offline copy shown, until the gateway's
+    /// first newest page reconciles it (see `store/offline.rs`).
+    pub offline_newest: Option<u64>,
 }
 
 impl ChannelState {
@@ -68,6 +71,7 @@ impl ChannelState {
             waiting: Vec::new(),
             unread: 0,
             implicit_turns: 0,
+            offline_newest: None,
         }
     }
 
@@ -82,6 +86,11 @@ impl ChannelState {
             last_seq: 0,
             preview: None,
         })
+    }
+
+    /// Whether this is only a [`ChannelState::placeholder`] so far.
+    pub fn is_placeholder(&self) -> bool {
+        !self.loaded && self.meta.created_at == 0 && self.meta.last_seq == 0
     }
 
     /// A thread this client just saw being created: nothing to load.

@@ -11,6 +11,7 @@ mod approval;
 mod channel;
 mod id_map;
 mod jump;
+mod offline;
 mod outbox;
 mod row;
 mod search;

@@ -11,6 +11,7 @@ use super::frame_refusal::FrameRefusal;
 use super::gateway_prompt::GatewayPrompt;
 use super::live_regions::{Announcer, LiveRegions};
 use super::notices::Notices;
+use super::offline;
 use super::runtime::Runtime;
 use super::service_worker;
 use super::settings_panel::SettingsPanel;
@@ -29,6 +30,7 @@ pub fn App() -> impl IntoView {
     provide_context(rt);
     provide_context(Announcer::new());
     attention::install(rt);
+    offline::install(rt);
     service_worker::register();
     visual_viewport::track();
 

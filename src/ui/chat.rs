@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use super::composer::Composer;
+use super::offline;
 use super::runtime::Runtime;
 use super::status::ConnectionStatus;
 use super::timeline::Timeline;
@@ -22,12 +23,17 @@ pub fn Chat(settings_open: RwSignal<bool>, drawer_open: RwSignal<bool>) -> impl 
                 .unwrap_or_else(|| "Untitled".to_string()),
         }
     };
+    let offline_thread = move || rt.view.active.get().is_some() && offline::unreachable(rt);
     view! {
         <main class="chat" aria-label="Conversation">
             <header class="chat-head">
                 <button type="button" class="icon-button drawer-toggle" aria-label="Show threads"
                     on:click=move |_| drawer_open.update(|o| *o = !*o)>"☰"</button>
                 <h1 class="chat-title" data-testid="chat-title">{title}</h1>
+                <Show when=offline_thread>
+                    <span class="thread-offline" data-testid="thread-offline"
+                        title="The gateway cannot be reached: this is the copy kept on this device">"offline"</span>
+                </Show>
                 <ConnectionStatus />
                 <button type="button" class="icon-button" data-testid="open-settings" aria-label="Settings"
                     on:click=move |_| settings_open.set(true)>"⚙"</button>

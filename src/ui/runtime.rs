@@ -11,9 +11,10 @@ use super::notifications;
 use super::view_state::ViewState;
 use crate::export::{Exporter, Format, Progress, Step};
 use crate::net::{plan, Address, Event, LinkAnswer, PageOrigin, Plan, Socket, Status, Target};
+use crate::offline::{OfflineCache, OfflineView};
 use crate::protocol::{ClientFrame, ErrorCode, Hello, ServerFrame, PROTOCOL_VERSION};
 use crate::settings::Settings;
-use crate::store::{Effect, OutboxEntry, Store};
+use crate::store::{Change, Effect, OutboxEntry, Store};
 
 const OUTBOX_KEY: &str = "aria.outbox";
 const SETTINGS_KEY: &str = "aria.settings";
@@ -52,7 +53,17 @@ pub struct Runtime {
     pub prompt: RwSignal<Option<Prompt>>,
     /// The thread export running, if any.
     pub export: RwSignal<Option<Progress>>,
+    /// What is written to the offline copy (see `ui/offline.rs`), and
+    /// whether a write is scheduled.
+    pub(super) offline: StoredValue<OfflineCache, LocalStorage>,
+    pub(super) offline_write: StoredValue<bool, LocalStorage>,
+    pub offline_view: RwSignal<OfflineView>,
+    /// Told each batch of the store's changes, before the view
+    /// (see [`Runtime::on_changes`]).
+    watcher: StoredValue<Option<Watcher>, LocalStorage>,
 }
+
+type Watcher = Rc<dyn Fn(&[Change], &Store)>;
 
 impl Runtime {
     /// Builds the store from what this browser kept, and connects.
@@ -85,6 +96,10 @@ impl Runtime {
             gateway: RwSignal::new(None),
             prompt: RwSignal::new(None),
             export: RwSignal::new(None),
+            offline: StoredValue::new_local(OfflineCache::default()),
+            offline_write: StoredValue::new_local(false),
+            offline_view: RwSignal::new(OfflineView::default()),
+            watcher: StoredValue::new_local(None),
         };
         rt.open_hash();
         let socket = Socket::new(move |e| rt.on_socket(e));
@@ -469,11 +484,21 @@ impl Runtime {
         });
     }
 
+    /// `watch` is told every batch of the store's changes (the offline
+    /// copy's hook; one watcher).
+    pub fn on_changes(&self, watch: impl Fn(&[Change], &Store) + 'static) {
+        self.watcher.set_value(Some(Rc::new(watch)));
+    }
+
     fn flush(&self) {
         let view = self.view;
+        let rt = *self;
         self.core.update_value(|c| {
             let changes = c.store.take_changes();
             if !changes.is_empty() {
+                if let Some(watch) = rt.watcher.with_value(Clone::clone) {
+                    watch(&changes, &c.store);
+                }
                 view.sync(&c.store, changes);
             }
         });

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use super::browser;
 use super::notifications;
+use super::offline_settings::OfflineSettings;
 use super::runtime::Runtime;
 use super::saved_gateways::SavedGateways;
 use crate::settings::{LabelMode, ProgressDetail, Settings, StreamingMode, Theme, ToolDetail};
@@ -169,6 +170,8 @@ pub fn SettingsPanel(open: RwSignal<bool>) -> impl IntoView {
                     "Notify me when a thread needs me or an answer is ready while this tab is hidden"
                 </label>
             </fieldset>
+
+            <OfflineSettings />
 
             <fieldset class="diagnostics" data-testid="diagnostics">
                 <legend>"Diagnostics"</legend>

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 
 use super::browser;
 use super::clock::{use_clock, Clock, ClockOptions};
+use super::offline;
 use super::runtime::Runtime;
 use crate::net::Status;
 
@@ -52,6 +53,8 @@ pub fn ConnectionStatus() -> impl IntoView {
         rt.gateway
             .with(|g| g.as_ref().is_some_and(|g| g.is_exposed()))
     };
+    // Threads shown from the offline copy while the gateway is away.
+    let from_copy = move || rt.offline_view.get().restored && offline::unreachable(rt);
     view! {
         <div class="conn-status" data-testid="conn-status" data-state=state>
             <span class="conn-dot" aria-hidden="true"></span>
@@ -59,6 +62,9 @@ pub fn ConnectionStatus() -> impl IntoView {
             <Show when=exposed>
                 <span class="conn-plaintext" data-testid="conn-plaintext"
                     title="ws:// to another machine: anyone on the network path can read this connection">"not encrypted"</span>
+            </Show>
+            <Show when=from_copy>
+                <span class="conn-offline" data-testid="conn-offline">"offline copy, read-only"</span>
             </Show>
             <Show when=can_retry>
                 <button type="button" class="link-button" on:click=move |_| rt.retry_connection()>"Retry now"</button>

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::browser;
+use super::offline;
 use super::runtime::Runtime;
 use crate::export::Format;
 
@@ -98,6 +99,8 @@ pub fn ThreadMenu(
     };
     let pinned = move || rt.settings.with(|s| s.is_pinned(&id()));
     let exporting = move || rt.export.with(Option::is_some);
+    // Renaming and deleting need the gateway: the offline copy is read-only.
+    let offline = move || offline::unreachable(rt);
     let act = move |action: &str| {
         let channel = id();
         match action {
@@ -143,7 +146,7 @@ pub fn ThreadMenu(
                         on:click=move |_| act("delete-confirm")>"Delete"</button>
                     <button type="button" role="menuitem" data-action="cancel" on:click=move |_| close()>"Cancel"</button>
                 }>
-                    <button type="button" role="menuitem" data-action="rename" on:click=move |_| act("rename")>"Rename"</button>
+                    <button type="button" role="menuitem" data-action="rename" disabled=offline on:click=move |_| act("rename")>"Rename"</button>
                     <button type="button" role="menuitem" data-action="pin" on:click=move |_| act("pin")>
                         {move || if pinned() { "Unpin" } else { "Pin" }}
                     </button>
@@ -151,7 +154,7 @@ pub fn ThreadMenu(
                     <button type="button" role="menuitem" data-action="copy-link" on:click=move |_| act("copy-link")>"Copy link"</button>
                     <button type="button" role="menuitem" data-action="export-md" disabled=exporting on:click=move |_| act("export-md")>"Export as Markdown"</button>
                     <button type="button" role="menuitem" data-action="export-json" disabled=exporting on:click=move |_| act("export-json")>"Export as JSON"</button>
-                    <button type="button" role="menuitem" class="danger" data-action="delete" on:click=move |_| act("delete")>"Delete…"</button>
+                    <button type="button" role="menuitem" class="danger" data-action="delete" disabled=offline on:click=move |_| act("delete")>"Delete…"</button>
                 </Show>
             </div>
         </Show>
