@@ -1,7 +1,9 @@
 //! One module per scenario of the benchmark; each measures, then adds its
 //! metrics (with targets), checks and notes to the report.
 
+pub mod code;
 pub mod decode;
+pub mod export;
 pub mod flood;
 pub mod jump;
 pub mod load;

@@ -7,6 +7,7 @@ mod attention;
 mod browser;
 mod bubble;
 mod chat;
+mod code_fill;
 mod code_highlight;
 mod composer;
 mod copy_button;

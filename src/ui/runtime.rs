@@ -14,6 +14,7 @@ use crate::net::{plan, Address, Event, LinkAnswer, PageOrigin, Plan, Socket, Sta
 use crate::protocol::{ClientFrame, ErrorCode, Hello, ServerFrame, PROTOCOL_VERSION};
 use crate::settings::Settings;
 use crate::store::{Effect, OutboxEntry, Store};
+use wasm_bindgen::JsValue;
 
 const OUTBOX_KEY: &str = "aria.outbox";
 const SETTINGS_KEY: &str = "aria.settings";
@@ -26,7 +27,7 @@ struct Core {
     link: LinkAnswer,
     /// Where the socket is pointed, and with which token.
     target: Option<(Address, Option<String>)>,
-    exporter: Exporter,
+    exporter: Exporter<JsValue>,
 }
 
 /// A question the app waits on before it connects.
@@ -183,7 +184,7 @@ impl Runtime {
         let now = browser::now_ms();
         let step = self
             .core
-            .try_update_value(|c| c.exporter.on_page(h, now))
+            .try_update_value(|c| c.exporter.on_page(h, now, browser::file_part))
             .flatten();
         match step {
             Some(Step::Next(wait_ms)) => {
@@ -202,7 +203,7 @@ impl Runtime {
                 );
             }
             Some(Step::Done(file)) => {
-                browser::download(&file.name, file.mime, &file.parts);
+                browser::download(file);
                 self.send_export(None);
             }
             None => {}
