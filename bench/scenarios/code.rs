@@ -16,7 +16,7 @@ const CHANNEL: &str = "c_bench_code";
 const LINES: usize = 2000;
 
 pub async fn run(page: &Page<'_>, urls: &Urls, _sizes: Sizes, report: &mut Report) {
-    page.open(&urls.with("", &format!("#/t/{CHANNEL}"))).await;
+    page.open(&urls.with("", "")).await;
     feed(
         page,
         json!({"type": "channel.created", "auto": false, "channel": {
@@ -24,7 +24,18 @@ pub async fn run(page: &Page<'_>, urls: &Urls, _sizes: Sizes, report: &mut Repor
             "updated_at": 1, "auto": false, "last_seq": 0}}),
     )
     .await;
-    page.b.wait_for("[data-testid=timeline]", secs(30)).await;
+    page.js(
+        "location.hash = arguments[0];",
+        vec![json!(format!("#/t/{CHANNEL}"))],
+    )
+    .await;
+    page.b
+        .wait_for(
+            &format!(".thread-item[data-channel-id={CHANNEL}]"),
+            secs(30),
+        )
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     let lines: Vec<String> = (0..LINES)
         .map(|i| format!("def f{i}(x): return x + {i} * \"s\"  # line {i}"))
         .collect();
