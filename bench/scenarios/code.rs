@@ -6,9 +6,9 @@
 
 use serde_json::{json, Value};
 
-use super::{Sizes, Urls};
+use super::{report_long_tasks, Sizes, Urls};
 use crate::page::Page;
-use crate::report::{Report, Target};
+use crate::report::Report;
 use crate::support::secs;
 
 const SCENARIO: &str = "Code block";
@@ -62,34 +62,23 @@ pub async fn run(page: &Page<'_>, urls: &Urls, _sizes: Sizes, report: &mut Repor
         frame(json!({"type": "message.stop", "seq": 1, "final_text": text, "model": "bench", "tokens": 1})),
     )
     .await;
-    page.b
+    let done = page
+        .b
         .poll("the block highlighted", secs(120), || async {
-            (page.b.count("code[data-lang=python][data-hl=done]").await == 1).then_some(())
+            let n = page.b.count("code[data-lang=python][data-hl=done]").await;
+            if n == 1 {
+                Some(page.now().await)
+            } else {
+                None
+            }
         })
         .await;
-    let seen = page
-        .js(
-            "return window.__bench.collect(arguments[0]);",
-            vec![json!(t0)],
-        )
-        .await;
-    let tasks: Vec<f64> = seen["longTasks"]
-        .as_array()
-        .map(|l| l.iter().filter_map(|t| t[1].as_f64()).collect())
-        .unwrap_or_default();
-    report.metric(
+    let seen = page.collect(t0).await.window(t0, done);
+    report_long_tasks(
+        report,
         SCENARIO,
-        format!("longest main-thread task, {LINES}-line block arriving and highlighted"),
-        tasks.iter().copied().fold(0.0, f64::max),
-        "ms",
-        Some(Target::AtMost(50.0)),
-    );
-    report.metric(
-        SCENARIO,
-        "long tasks over 50 ms",
-        tasks.len() as f64,
-        "",
-        Some(Target::AtMost(0.0)),
+        &format!("{LINES}-line block arriving and highlighted"),
+        &seen,
     );
     let check = page
         .js(
@@ -103,13 +92,6 @@ pub async fn run(page: &Page<'_>, urls: &Urls, _sizes: Sizes, report: &mut Repor
         format!("all {LINES} lines are shown and highlighted ({check})"),
         check["lines"].as_u64().is_some_and(|n| n >= LINES as u64)
             && check["kws"].as_u64().is_some_and(|n| n >= LINES as u64),
-    );
-    report.note(
-        SCENARIO,
-        format!(
-            "long tasks {:?} ms",
-            tasks.iter().map(|t| t.round()).collect::<Vec<_>>()
-        ),
     );
 }
 

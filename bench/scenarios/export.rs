@@ -7,9 +7,9 @@
 use serde_json::json;
 
 use super::thread::SEEDED_CHANNEL;
-use super::{Sizes, Urls};
+use super::{report_long_tasks, Sizes, Urls};
 use crate::page::Page;
-use crate::report::{Report, Target};
+use crate::report::Report;
 use crate::support::secs;
 
 const SCENARIO: &str = "Export";
@@ -45,36 +45,13 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
                 .as_f64()
         })
         .await;
-    let seen = page
-        .js(
-            "return window.__bench.collect(arguments[0]);",
-            vec![json!(t0)],
-        )
-        .await;
-    let tasks: Vec<f64> = seen["longTasks"]
-        .as_array()
-        .map(|l| {
-            l.iter()
-                .filter(|t| t[0].as_f64().is_some_and(|s| s <= done))
-                .filter_map(|t| t[1].as_f64())
-                .collect()
-        })
-        .unwrap_or_default();
-    let longest = tasks.iter().copied().fold(0.0, f64::max);
+    let seen = page.collect(t0).await.window(t0, done);
     let items = sizes.seed_items;
-    report.metric(
+    report_long_tasks(
+        report,
         SCENARIO,
-        format!("longest main-thread task, {items}-item thread as JSON"),
-        longest,
-        "ms",
-        Some(Target::AtMost(50.0)),
-    );
-    report.metric(
-        SCENARIO,
-        "long tasks over 50 ms",
-        tasks.len() as f64,
-        "",
-        Some(Target::AtMost(0.0)),
+        &format!("{items}-item thread as JSON, click → file"),
+        &seen,
     );
     report.metric(SCENARIO, "click → file", done - t0, "ms", None);
     let file = page
@@ -94,12 +71,5 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
         format!("the file holds items 1..={items} in order ({file})"),
         file["items"].as_u64() == Some(items) && file["ordered"] == json!(true),
     );
-    report.note(
-        SCENARIO,
-        format!(
-            "{} bytes; long tasks {:?} ms",
-            file["bytes"],
-            tasks.iter().map(|t| t.round()).collect::<Vec<_>>()
-        ),
-    );
+    report.note(SCENARIO, format!("{} bytes", file["bytes"]));
 }
