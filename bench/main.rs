@@ -4,7 +4,7 @@
 //! (which builds everything first); `bench/README.md` explains the numbers.
 //!
 //! ```text
-//! bench [--smoke] [--only load,decode,stream,flood,thread,jump,search,lighthouse] [--out FILE]
+//! bench [--smoke] [--only load,decode,stream,flood,thread,jump,export,code,search,lighthouse] [--out FILE]
 //! ```
 //!
 //! `--smoke` runs tiny sizes and only fails on broken checks (the test
@@ -38,6 +38,8 @@ const ALL: &[&str] = &[
     "flood",
     "thread",
     "jump",
+    "export",
+    "code",
     "search",
     "lighthouse",
 ];
@@ -120,7 +122,7 @@ async fn main() {
         let served = page::instrumented_dist(&dist, &root.join("bench").join("probe.js"));
         (dist, served)
     });
-    let seeded = wants("thread") || wants("jump") || wants("search");
+    let seeded = wants("thread") || wants("jump") || wants("export") || wants("search");
     let mut extra_args = Vec::new();
     if seeded {
         extra_args = vec!["--seed-channel".to_string(), sizes.seed_items.to_string()];
@@ -198,6 +200,8 @@ async fn browser_scenarios(
             "flood" => scenarios::flood::run(&page, &urls, sizes, report).await,
             "thread" => scenarios::thread::run(&page, &urls, sizes, report).await,
             "jump" => scenarios::jump::run(&page, &urls, sizes, report).await,
+            "export" => scenarios::export::run(&page, &urls, sizes, report).await,
+            "code" => scenarios::code::run(&page, &urls, sizes, report).await,
             _ => unreachable!("scenario names are checked in options()"),
         }
     }

@@ -20,13 +20,7 @@ pub const CONNECTED: &str = "[data-testid=conn-status][data-state=connected]";
 /// before anything else (a classic script runs before the app's module).
 pub fn instrumented_dist(dist: &Path, probe_js: &Path) -> TempDir {
     let dir = TempDir::new("aria-bench-dist");
-    for entry in std::fs::read_dir(dist).expect("read the dist dir") {
-        let entry = entry.expect("read the dist dir");
-        if entry.file_type().is_ok_and(|t| t.is_file()) {
-            std::fs::copy(entry.path(), dir.path().join(entry.file_name()))
-                .expect("copy the dist dir");
-        }
-    }
+    copy_dir(dist, dir.path());
     std::fs::copy(probe_js, dir.path().join(PROBE)).expect("copy the probe");
     let index = dir.path().join("index.html");
     let html = std::fs::read_to_string(&index).expect("read index.html");
@@ -43,6 +37,20 @@ pub fn instrumented_dist(dist: &Path, probe_js: &Path) -> TempDir {
         let _ = std::fs::remove_file(dir.path().join(stale));
     }
     dir
+}
+
+/// Copies `from` into `to` with its subfolders (`hl/`, the highlighter).
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).expect("read the dist dir") {
+        let entry = entry.expect("read the dist dir");
+        let target = to.join(entry.file_name());
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            std::fs::create_dir_all(&target).expect("copy the dist dir");
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy the dist dir");
+        }
+    }
 }
 
 /// Sizes in bytes of what the browser downloads: (file, raw, gzip -9).

@@ -9,6 +9,10 @@
 //! the same page of the log, so who gets which does not matter; each side
 //! gets one. A cancelled export's reply still in flight is swallowed too.
 //!
+//! Each page's text is handed to the caller's `keep` as it arrives (the
+//! browser turns it into a Blob at once), so the finished file is only
+//! those parts in order: nothing is formatted or copied all at once.
+//!
 //! Pure: the clock, the time zone and the title come in as arguments.
 
 use crate::protocol::{History, HistoryGet, HistoryItem, MAX_HISTORY_LIMIT};
@@ -68,20 +72,24 @@ impl Progress {
     }
 }
 
-/// A finished export: the file's name, type and text in parts, in order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct File {
+/// A finished export: the file's name and type, and its text: `head`,
+/// the kept pages oldest first with `sep` between them, then `tail`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct File<P> {
     pub name: String,
     pub mime: &'static str,
-    pub parts: Vec<String>,
+    pub head: String,
+    pub pages: Vec<P>,
+    pub sep: &'static str,
+    pub tail: &'static str,
 }
 
 /// What to do after a page arrived.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Step {
+pub enum Step<P> {
     /// Call [`Exporter::resume`] for the next page after this many ms.
     Next(f64),
-    Done(File),
+    Done(File<P>),
 }
 
 /// A token bucket over page requests.
@@ -120,7 +128,7 @@ impl Pacer {
 }
 
 #[derive(Debug)]
-struct Job {
+struct Job<P> {
     channel_id: String,
     title: String,
     format: Format,
@@ -130,22 +138,33 @@ struct Job {
     awaiting: Option<u64>,
     /// Every item older than this is still to fetch.
     next_before: u64,
-    /// Built pages, newest first.
-    pages: Vec<String>,
+    /// Kept pages, newest first.
+    pages: Vec<P>,
     done: u64,
     total: u64,
 }
 
 /// At most one export at a time, plus the replies it no longer wants.
-#[derive(Debug, Default)]
-pub struct Exporter {
-    job: Option<Job>,
+/// `P` is what a page's text is kept as.
+#[derive(Debug)]
+pub struct Exporter<P> {
+    job: Option<Job<P>>,
     /// `(channel, before)` of requests sent for a job that ended.
     orphans: Vec<(String, u64)>,
     pacer: Pacer,
 }
 
-impl Exporter {
+impl<P> Default for Exporter<P> {
+    fn default() -> Self {
+        Exporter {
+            job: None,
+            orphans: Vec::new(),
+            pacer: Pacer::default(),
+        }
+    }
+}
+
+impl<P> Exporter<P> {
     /// Starts exporting a thread whose last known `seq` is `total`; `None`
     /// (nothing to send) when an export runs already.
     #[allow(clippy::too_many_arguments)]
@@ -210,9 +229,15 @@ impl Exporter {
                 .any(|(c, b)| *c == h.channel_id && *b == before)
     }
 
-    /// Takes a claimed reply: when to ask for the next page, the finished
-    /// file, or nothing (a cancelled export's reply, or one not claimed).
-    pub fn on_page(&mut self, h: History, now_ms: f64) -> Option<Step> {
+    /// Takes a claimed reply, its text formatted and given to `keep`: when
+    /// to ask for the next page, the finished file, or nothing (a
+    /// cancelled export's reply, or one not claimed).
+    pub fn on_page(
+        &mut self,
+        h: History,
+        now_ms: f64,
+        keep: impl FnOnce(String) -> P,
+    ) -> Option<Step<P>> {
         let before = h.before?;
         let job = self
             .job
@@ -248,7 +273,7 @@ impl Exporter {
             Format::Json => fmt::json_items(&items),
         };
         if !page.is_empty() {
-            job.pages.push(page);
+            job.pages.push(keep(page));
         }
         match oldest {
             Some(oldest) if h.has_more && oldest > 1 => {
@@ -304,8 +329,8 @@ impl Exporter {
         false
     }
 
-    fn finish(&mut self) -> Option<File> {
-        let job = self.job.take()?;
+    fn finish(&mut self) -> Option<File<P>> {
+        let mut job = self.job.take()?;
         let (head, sep, tail) = match job.format {
             Format::Markdown => (
                 fmt::markdown_head(
@@ -314,28 +339,23 @@ impl Exporter {
                     job.exported_ms,
                     job.tz_offset_min,
                 ),
-                None,
-                None,
+                "",
+                "",
             ),
             Format::Json => (
                 fmt::json_head(&job.title, &job.channel_id, job.exported_ms),
-                Some(","),
-                Some(fmt::JSON_TAIL),
+                ",",
+                fmt::JSON_TAIL,
             ),
         };
-        let mut parts = Vec::with_capacity(job.pages.len() * 2 + 2);
-        parts.push(head);
-        for (i, page) in job.pages.into_iter().rev().enumerate() {
-            if let (Some(sep), true) = (sep, i > 0) {
-                parts.push(sep.to_string());
-            }
-            parts.push(page);
-        }
-        parts.extend(tail.map(str::to_string));
+        job.pages.reverse();
         Some(File {
             name: fmt::file_name(&job.title, job.format.extension()),
             mime: job.format.mime(),
-            parts,
+            head,
+            pages: job.pages,
+            sep,
+            tail,
         })
     }
 }
@@ -386,8 +406,13 @@ mod tests {
         }
     }
 
-    fn export(n: u64, format: Format) -> (Vec<HistoryGet>, File) {
-        let mut ex = Exporter::default();
+    /// The file's whole text.
+    fn text(file: &File<String>) -> String {
+        format!("{}{}{}", file.head, file.pages.join(file.sep), file.tail)
+    }
+
+    fn export(n: u64, format: Format) -> (Vec<HistoryGet>, File<String>) {
+        let mut ex = Exporter::<String>::default();
         let mut req = ex
             .start("c1", "My thread", format, n, 1000, 0, true, 0.0)
             .expect("first request");
@@ -395,7 +420,7 @@ mod tests {
         loop {
             let h = page("c1", n, &req);
             assert!(ex.claims(&h));
-            match ex.on_page(h, 0.0) {
+            match ex.on_page(h, 0.0, |p| p) {
                 Some(Step::Next(_)) => {
                     let next = ex.resume(0.0).expect("the next request");
                     sent.push(next.clone());
@@ -416,7 +441,7 @@ mod tests {
             .iter()
             .all(|r| r.limit == Some(200) && r.after.is_none()));
         assert_eq!(file.name, "My-thread.json");
-        let doc: Value = serde_json::from_str(&file.parts.concat()).unwrap_or_default();
+        let doc: Value = serde_json::from_str(&text(&file)).unwrap_or_default();
         let seqs: Vec<u64> = doc["items"]
             .as_array()
             .map(|a| a.iter().filter_map(|i| i["seq"].as_u64()).collect())
@@ -426,9 +451,36 @@ mod tests {
     }
 
     #[test]
+    fn each_page_is_kept_as_it_arrives_and_the_file_is_those_parts() {
+        let mut ex = Exporter::default();
+        let mut req = ex
+            .start("c1", "T", Format::Json, 450, 0, 0, true, 0.0)
+            .expect("request");
+        let mut kept = Vec::new();
+        let file = loop {
+            let step = ex.on_page(page("c1", 450, &req), 0.0, |p| {
+                kept.push(p.clone());
+                kept.len()
+            });
+            match step {
+                Some(Step::Next(_)) => req = ex.resume(0.0).expect("next"),
+                Some(Step::Done(file)) => break file,
+                None => panic!("a claimed page led nowhere"),
+            }
+        };
+        assert_eq!(kept.len(), 3, "one part per page, handed over at once");
+        assert!(kept[0].contains("\"note 450\"") && kept[2].contains("\"note 1\""));
+        assert_eq!(file.pages, [3, 2, 1], "the parts oldest first");
+        assert_eq!(
+            (file.sep, file.tail),
+            (",", crate::render::export::JSON_TAIL)
+        );
+    }
+
+    #[test]
     fn markdown_pages_join_in_order() {
         let (_, file) = export(401, Format::Markdown);
-        let md = file.parts.concat();
+        let md = text(&file);
         assert!(md.starts_with("# My thread\n"));
         let pos: Vec<usize> = [1, 2, 201, 202, 401]
             .iter()
@@ -443,13 +495,13 @@ mod tests {
     fn empty_threads_export_too() {
         let (sent, file) = export(0, Format::Json);
         assert_eq!(sent.len(), 1);
-        let doc: Value = serde_json::from_str(&file.parts.concat()).unwrap_or_default();
+        let doc: Value = serde_json::from_str(&text(&file)).unwrap_or_default();
         assert_eq!(doc["items"], Value::Array(vec![]));
     }
 
     #[test]
     fn only_its_own_replies_are_claimed() {
-        let mut ex = Exporter::default();
+        let mut ex = Exporter::<String>::default();
         let req = ex
             .start("c1", "T", Format::Json, 10, 0, 0, true, 0.0)
             .expect("request");
@@ -471,7 +523,7 @@ mod tests {
 
     #[test]
     fn cancel_stops_and_swallows_the_reply_in_flight() {
-        let mut ex = Exporter::default();
+        let mut ex = Exporter::<String>::default();
         let req = ex
             .start("c1", "T", Format::Json, 450, 0, 0, true, 0.0)
             .expect("request");
@@ -479,13 +531,17 @@ mod tests {
         assert_eq!(ex.progress(), None);
         let h = page("c1", 450, &req);
         assert!(ex.claims(&h), "the late reply is not the timeline's");
-        assert_eq!(ex.on_page(h.clone(), 0.0), None, "and leads to no request");
+        assert_eq!(
+            ex.on_page(h.clone(), 0.0, |p| p),
+            None,
+            "and leads to no request"
+        );
         assert!(!ex.claims(&h), "only once");
     }
 
     #[test]
     fn a_lost_connection_resends_the_page() {
-        let mut ex = Exporter::default();
+        let mut ex = Exporter::<String>::default();
         let first = ex
             .start("c1", "T", Format::Json, 450, 0, 0, true, 0.0)
             .expect("request");
@@ -493,7 +549,7 @@ mod tests {
         assert!(!ex.claims(&page("c1", 450, &first)));
         assert_eq!(ex.resume(0.0), Some(first.clone()));
         assert_eq!(ex.resume(0.0), None, "one request in flight");
-        let mut offline = Exporter::default();
+        let mut offline = Exporter::<String>::default();
         assert!(offline
             .start("c1", "T", Format::Json, 1, 0, 0, false, 0.0)
             .is_none());
@@ -502,14 +558,14 @@ mod tests {
 
     #[test]
     fn a_misbehaving_gateway_cannot_loop_or_duplicate() {
-        let mut ex = Exporter::default();
+        let mut ex = Exporter::<String>::default();
         let req = ex
             .start("c1", "T", Format::Json, 10, 0, 0, true, 0.0)
             .expect("request");
         let mut h = page("c1", 10, &req);
         h.items = (6..=10).chain(8..=10).rev().map(item).collect();
         h.has_more = true;
-        let Some(Step::Next(_)) = ex.on_page(h, 0.0) else {
+        let Some(Step::Next(_)) = ex.on_page(h, 0.0, |p| p) else {
             panic!("expected a next page");
         };
         let next = ex.resume(0.0).expect("the next request");
@@ -519,10 +575,10 @@ mod tests {
         again.items = (6..=10).map(item).collect();
         again.before = next.before;
         again.has_more = true;
-        let Some(Step::Done(file)) = ex.on_page(again, 0.0) else {
+        let Some(Step::Done(file)) = ex.on_page(again, 0.0, |p| p) else {
             panic!("expected the end");
         };
-        let doc: Value = serde_json::from_str(&file.parts.concat()).unwrap_or_default();
+        let doc: Value = serde_json::from_str(&text(&file)).unwrap_or_default();
         let seqs: Vec<u64> = doc["items"]
             .as_array()
             .map(|a| a.iter().filter_map(|i| i["seq"].as_u64()).collect())
@@ -562,7 +618,7 @@ mod tests {
 
     #[test]
     fn aborts_only_its_thread() {
-        let mut ex = Exporter::default();
+        let mut ex = Exporter::<String>::default();
         let _ = ex.start("c1", "T", Format::Json, 1, 0, 0, true, 0.0);
         assert!(!ex.abort("c2"));
         assert!(ex.progress().is_some());

@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 
 use support::fake_gateway::{message_item, FakeGateway, Step};
 use support::ui::*;
-use support::{run, secs, Browser, Page};
+use support::{millis, run, secs, Browser, Page};
 
 /// One fenced block per listed language: (fence language, code, a token
 /// class that must appear).
@@ -311,7 +311,7 @@ fn a_block_completed_while_streaming_is_highlighted_then_and_only_once() {
 }
 
 #[test]
-fn highlighting_a_2000_line_block_makes_no_long_task() {
+fn a_2000_line_block_makes_no_long_task_arriving_or_highlighting() {
     run(|| async {
         let (_fake, page) = code_page().await;
         let b = &page.browser;
@@ -363,10 +363,23 @@ fn highlighting_a_2000_line_block_makes_no_long_task() {
             .iter()
             .filter(|e| e[0] == "long" && e[1].as_f64() >= pending)
             .collect();
-        if !lines_ok || kws < 2000 || pending.is_none() || !long_while_highlighting.is_empty() {
+        // Its plain render on arrival is written a few parts per frame
+        // (`code_fill`): no task over 50 ms there either, with the usual
+        // allowance for this loaded machine (ARIA_E2E_TIMEOUT_SCALE).
+        let allowed = millis(50).as_secs_f64() * 1000.0;
+        let longest = check["long"]
+            .as_array()
+            .map(|l| l.iter().filter_map(Value::as_f64).fold(0.0, f64::max))
+            .unwrap_or(f64::INFINITY);
+        if !lines_ok
+            || kws < 2000
+            || pending.is_none()
+            || !long_while_highlighting.is_empty()
+            || longest > allowed
+        {
             b.fail(&format!(
-                "want 2,000 highlighted lines (≥ 2,000 keywords) and no task over 50 ms \
-                 while highlighting: {check}"
+                "want 2,000 highlighted lines (≥ 2,000 keywords), no task over 50 ms \
+                 while highlighting and none over {allowed} ms from its arrival: {check}"
             ))
             .await;
         }

@@ -1,7 +1,9 @@
 //! One module per scenario of the benchmark; each measures, then adds its
 //! metrics (with targets), checks and notes to the report.
 
+pub mod code;
 pub mod decode;
+pub mod export;
 pub mod flood;
 pub mod jump;
 pub mod lighthouse;
@@ -9,6 +11,40 @@ pub mod load;
 pub mod search;
 pub mod stream;
 pub mod thread;
+
+/// Reports the longest main-thread task of `seen` (target: none over
+/// 50 ms), how many there were, and the worst long frame's attribution.
+pub fn report_long_tasks(
+    report: &mut crate::report::Report,
+    scenario: &'static str,
+    what: &str,
+    seen: &crate::measure::Collected,
+) {
+    use crate::report::Target;
+    report.metric(
+        scenario,
+        format!("longest main-thread task, {what}"),
+        seen.longest_task(),
+        "ms",
+        Some(Target::AtMost(50.0)),
+    );
+    report.metric(
+        scenario,
+        "long tasks over 50 ms",
+        seen.long_tasks.len() as f64,
+        "",
+        Some(Target::AtMost(0.0)),
+    );
+    let tasks: Vec<f64> = seen.long_tasks.iter().map(|t| t.1.round()).collect();
+    report.note(
+        scenario,
+        format!(
+            "long tasks {tasks:?} ms; {}",
+            seen.worst_frame()
+                .unwrap_or_else(|| "no long frame".to_string())
+        ),
+    );
+}
 
 /// How big each scenario is: the real run, or the smoke run of the test
 /// command that only proves the harness works and the numbers are sane.

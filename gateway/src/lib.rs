@@ -26,6 +26,7 @@ mod search;
 mod search_index;
 mod search_page;
 mod search_query;
+mod search_reader;
 mod security_headers;
 mod seed;
 mod server;

@@ -2,24 +2,33 @@
 //!
 //! Appending an item and publishing its frame happen under the same mutex,
 //! so live frames leave in `seq` order and a device joining sees a channel
-//! list consistent with the frames that follow its `ready`.
+//! list consistent with the frames that follow its `ready`. Searches read
+//! through their own connection, outside that lock.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::hub::Hub;
+use crate::search_reader::SearchReader;
 use crate::store::{Store, StoreError};
 
 pub struct Outbox {
     store: Mutex<Store>,
+    search: Arc<SearchReader>,
     hub: Hub,
 }
 
 impl Outbox {
     pub fn new(store: Store) -> Self {
         Self {
+            search: Arc::new(store.search_reader()),
             store: Mutex::new(store),
             hub: Hub::default(),
         }
+    }
+
+    /// The log's search connection (not behind the store lock).
+    pub fn search_reader(&self) -> &Arc<SearchReader> {
+        &self.search
     }
 
     pub fn hub(&self) -> &Hub {

@@ -15,7 +15,8 @@ pub async fn search(app: &Arc<App>, conn: ConnId, req: Search) -> Result<(), Req
     let query = validate(&req).map_err(|e| e.for_query(&req.query))?;
     let page = app
         .outbox
-        .run(move |store, _| store.search(&query))
+        .search_reader()
+        .search(query)
         .await
         .map_err(|e| {
             RequestError::from_store(e, req.channel_id.as_deref()).for_query(&req.query)

@@ -277,7 +277,8 @@ mod tests {
 
     fn find(store: &Store, q: &str, channel: Option<&str>, limit: u32) -> SearchPage {
         store
-            .search(&SearchQuery {
+            .search_reader()
+            .page(&SearchQuery {
                 terms: Terms::parse(q),
                 channel_id: channel.map(str::to_string),
                 after: None,
@@ -363,7 +364,8 @@ mod tests {
         let mut after = None;
         loop {
             let page = store
-                .search(&SearchQuery {
+                .search_reader()
+                .page(&SearchQuery {
                     terms: Terms::parse("kiwi"),
                     channel_id: None,
                     after,

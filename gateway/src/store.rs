@@ -4,7 +4,7 @@
 //! Synchronous on purpose: [`crate::outbox::Outbox`] runs it on the blocking
 //! pool behind one mutex, which also orders `seq` assignment with broadcast.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use aria_protocol::{
     thread_preview, ApprovalItem, Channel, CommentaryItem, HistoryItem, MessageItem, ToolItem,
@@ -13,7 +13,8 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::clock::now_ms;
 use crate::history::{Anchor, Page, PageQuery};
-use crate::search_index::{self, SearchPage, SearchQuery};
+use crate::search_index;
+use crate::search_reader::SearchReader;
 pub use crate::store_error::StoreError;
 
 /// File name of the database inside `--data-dir`.
@@ -113,13 +114,15 @@ impl LogItem for ApprovalItem {
 
 pub struct Store {
     conn: Connection,
+    path: PathBuf,
 }
 
 impl Store {
     /// Opens (creating if needed) `aria.sqlite3` in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
         std::fs::create_dir_all(data_dir)?;
-        let mut conn = Connection::open(data_dir.join(DB_FILE))?;
+        let path = data_dir.join(DB_FILE);
+        let mut conn = Connection::open(&path)?;
         // WAL + NORMAL: a committed row survives a killed process (only an OS
         // crash can lose the last commits), without an fsync per item.
         conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -129,7 +132,12 @@ impl Store {
         if let Some(items) = search_index::ensure(&mut conn)? {
             tracing::info!(items, "built the search index from the log");
         }
-        Ok(Self { conn })
+        Ok(Self { conn, path })
+    }
+
+    /// A search connection of its own to this log (see [`SearchReader`]).
+    pub fn search_reader(&self) -> SearchReader {
+        SearchReader::new(self.path.clone())
     }
 
     /// All channels, most recently active first.
@@ -143,15 +151,7 @@ impl Store {
     }
 
     pub fn channel(&self, channel_id: &str) -> Result<Channel, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT channel_id, title, created_at, updated_at, auto, last_seq, preview
-                 FROM channels WHERE channel_id = ?1",
-                [channel_id],
-                channel_from_row,
-            )
-            .optional()?
-            .ok_or(StoreError::NotFound)
+        channel(&self.conn, channel_id)
     }
 
     /// Creates a channel with an empty log.
@@ -390,14 +390,18 @@ impl Store {
     pub fn conn(&self) -> &Connection {
         &self.conn
     }
+}
 
-    /// One page of search hits (§10), of one channel or of all.
-    pub fn search(&self, query: &SearchQuery) -> Result<SearchPage, StoreError> {
-        if let Some(channel_id) = &query.channel_id {
-            self.channel(channel_id)?;
-        }
-        search_index::search(&self.conn, query)
-    }
+/// The channel `channel_id`, read through `conn` (the store's or a reader's).
+pub fn channel(conn: &Connection, channel_id: &str) -> Result<Channel, StoreError> {
+    conn.query_row(
+        "SELECT channel_id, title, created_at, updated_at, auto, last_seq, preview
+         FROM channels WHERE channel_id = ?1",
+        [channel_id],
+        channel_from_row,
+    )
+    .optional()?
+    .ok_or(StoreError::NotFound)
 }
 
 /// Items with `seq < ?2`, newest first.

@@ -169,18 +169,39 @@ pub fn copy_to_clipboard(text: &str) -> Option<js_sys::Promise> {
     web_sys::window().map(|w| w.navigator().clipboard().write_text(text))
 }
 
-/// Saves `parts` (joined) as a file named `name`: a Blob made from the
-/// parts, an object URL, a click on an `<a download>`; the URL is revoked
-/// once the download had time to start.
-pub fn download(name: &str, mime: &str, parts: &[String]) {
+/// A part of a file to download, made as soon as its text exists: a Blob
+/// holds it outside the wasm heap, and the final Blob of such parts only
+/// references them (no 30 MB copy or concatenation at the end). Falls back
+/// to the text as a JS string, which a Blob accepts as a part too.
+pub fn file_part(text: String) -> JsValue {
+    let seq = js_sys::Array::of1(&JsValue::from_str(&text));
+    match web_sys::Blob::new_with_str_sequence(&seq) {
+        Ok(blob) => blob.into(),
+        Err(_) => seq.get(0),
+    }
+}
+
+/// Saves an export as a file: a Blob of its parts in order (see
+/// [`file_part`]), an object URL, a click on an `<a download>`; the URL is
+/// revoked once the download had time to start.
+pub fn download(file: crate::export::File<JsValue>) {
     use wasm_bindgen::JsCast;
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
-    let seq: js_sys::Array = parts.iter().map(|p| JsValue::from_str(p)).collect();
+    let seq = js_sys::Array::new();
+    seq.push(&JsValue::from_str(&file.head));
+    let sep = JsValue::from_str(file.sep);
+    for (i, page) in file.pages.iter().enumerate() {
+        if i > 0 && !file.sep.is_empty() {
+            seq.push(&sep);
+        }
+        seq.push(page);
+    }
+    seq.push(&JsValue::from_str(file.tail));
     let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&seq, &options) else {
+    options.set_type(file.mime);
+    let Ok(blob) = web_sys::Blob::new_with_blob_sequence_and_options(&seq, &options) else {
         return;
     };
     let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
@@ -192,7 +213,7 @@ pub fn download(name: &str, mime: &str, parts: &[String]) {
         .and_then(|a| a.dyn_into::<web_sys::HtmlAnchorElement>().ok())
     {
         a.set_href(&url);
-        a.set_download(name);
+        a.set_download(&file.name);
         a.click();
     }
     leptos::prelude::set_timeout(

@@ -33,6 +33,11 @@ pub fn highlight_within(root: &web_sys::Element) {
         else {
             continue;
         };
+        if code.has_attribute("data-filling") {
+            // Not all of its text is in yet (`code_fill`): highlighted then.
+            let _ = code.set_attribute("data-filling", "highlight");
+            continue;
+        }
         let lang = code.get_attribute("data-lang").unwrap_or_default();
         let text = code.text_content().unwrap_or_default();
         match grammar(&lang) {

@@ -8,11 +8,14 @@
 //! [`RenderMode`](crate::render::RenderMode)) re-render the whole text into
 //! `innerHTML` on each update instead.
 
+use std::rc::Rc;
+
 use leptos::html::Div;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::browser;
+use super::code_fill::{put_html, Put};
 use super::code_highlight::highlight_within;
 use super::copy_button::copy_and_confirm;
 use super::live_regions::Announcer;
@@ -49,6 +52,8 @@ pub fn MarkdownView(
             rows.content_grew();
         }
     };
+    // A long code block's later parts arrive after the update that put it in.
+    let later: Rc<dyn Fn()> = Rc::new(move || grew(false));
 
     Effect::new(move |prev: Option<()>| {
         let (Some(stable), Some(tail)) = (stable.get(), tail.get()) else {
@@ -66,7 +71,7 @@ pub fn MarkdownView(
         if let Some(keep) = delta.stable_truncated_to {
             truncate_blocks(&stable, keep);
         }
-        append_blocks(&stable, shown, &delta.stable_appended);
+        append_blocks(&stable, shown, &delta.stable_appended, &later);
         if !delta.stable_appended.is_empty() {
             highlight_within(&stable);
         }
@@ -77,7 +82,7 @@ pub fn MarkdownView(
                 highlight: false,
             });
         if step.repaint {
-            tail.set_inner_html(&delta.tail_html);
+            put_html(&tail, &delta.tail_html, Put::Replace, Rc::clone(&later));
         }
         if step.highlight {
             highlight_within(&tail);
@@ -114,14 +119,19 @@ fn truncate_blocks(stable: &web_sys::HtmlElement, keep: usize) {
 
 /// Appends completed blocks after the `shown` ones: first filling the last
 /// chunk, then in new chunks; one HTML parse for each.
-fn append_blocks(stable: &web_sys::HtmlElement, shown: usize, blocks: &[String]) {
+fn append_blocks(
+    stable: &web_sys::HtmlElement,
+    shown: usize,
+    blocks: &[String],
+    grew: &Rc<dyn Fn()>,
+) {
     let block = |html: &String| format!("<div class=\"md-block\">{html}</div>");
     let room = (BLOCKS_PER_CHUNK - shown % BLOCKS_PER_CHUNK) % BLOCKS_PER_CHUNK;
     let (fill, rest) = blocks.split_at(room.min(blocks.len()));
     if !fill.is_empty() {
         if let Some(last) = stable.last_element_child() {
             let html: String = fill.iter().map(block).collect();
-            let _ = last.insert_adjacent_html("beforeend", &html);
+            put_html(&last, &html, Put::Append, Rc::clone(grew));
         }
     }
     if !rest.is_empty() {
@@ -132,7 +142,7 @@ fn append_blocks(stable: &web_sys::HtmlElement, shown: usize, blocks: &[String])
                 format!("<div class=\"md-chunk\">{inner}</div>")
             })
             .collect();
-        let _ = stable.insert_adjacent_html("beforeend", &html);
+        put_html(stable, &html, Put::Append, Rc::clone(grew));
     }
 }
 

@@ -8,6 +8,7 @@ mod browser;
 mod bubble;
 mod chat;
 mod clock;
+mod code_fill;
 mod code_highlight;
 mod composer;
 mod copy_button;

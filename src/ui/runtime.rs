@@ -15,6 +15,7 @@ use crate::offline::{OfflineCache, OfflineView};
 use crate::protocol::{ClientFrame, ErrorCode, Hello, ServerFrame, PROTOCOL_VERSION};
 use crate::settings::Settings;
 use crate::store::{Change, Effect, OutboxEntry, Store};
+use wasm_bindgen::JsValue;
 
 const OUTBOX_KEY: &str = "aria.outbox";
 const SETTINGS_KEY: &str = "aria.settings";
@@ -27,7 +28,7 @@ struct Core {
     link: LinkAnswer,
     /// Where the socket is pointed, and with which token.
     target: Option<(Address, Option<String>)>,
-    exporter: Exporter,
+    exporter: Exporter<JsValue>,
 }
 
 /// A question the app waits on before it connects.
@@ -198,7 +199,7 @@ impl Runtime {
         let now = browser::now_ms();
         let step = self
             .core
-            .try_update_value(|c| c.exporter.on_page(h, now))
+            .try_update_value(|c| c.exporter.on_page(h, now, browser::file_part))
             .flatten();
         match step {
             Some(Step::Next(wait_ms)) => {
@@ -217,7 +218,7 @@ impl Runtime {
                 );
             }
             Some(Step::Done(file)) => {
-                browser::download(&file.name, file.mime, &file.parts);
+                browser::download(file);
                 self.send_export(None);
             }
             None => {}
