@@ -20,11 +20,14 @@ pub fn SettingsPanel(open: RwSignal<bool>) -> impl IntoView {
         rt.save_settings(next);
     };
     let close = move || open.set(false);
-    let on_key = move |ev: web_sys::KeyboardEvent| {
+    // Escape closes it wherever the focus is: Tab past the dialog's last
+    // control leaves the focus on the page itself (the rest is inert).
+    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.key() == "Escape" {
             close();
         }
-    };
+    });
+    on_cleanup(move || escape.remove());
     // The focus moves in (to the close button) and, when the dialog goes,
     // back to what opened it (the page behind is inert meanwhile).
     let back = browser::focused();
@@ -45,7 +48,7 @@ pub fn SettingsPanel(open: RwSignal<bool>) -> impl IntoView {
 
     view! {
         <div class="modal-scrim" on:click=move |_| close()></div>
-        <div class="settings" data-testid="settings" role="dialog" aria-modal="true" aria-labelledby="settings-title" on:keydown=on_key>
+        <div class="settings" data-testid="settings" role="dialog" aria-modal="true" aria-labelledby="settings-title">
             <header class="settings-head">
                 <h2 id="settings-title">"Settings"</h2>
                 <button type="button" class="icon-button" aria-label="Close settings" data-testid="close-settings" node_ref=first on:click=move |_| close()>"×"</button>
