@@ -11,18 +11,23 @@
 //   live in the URL's hash or in messages, never in these requests) never
 //   reach a cache. Threads kept for offline reading are the app's own
 //   business (IndexedDB), not this worker's.
-// - A navigation inside the scope gets the cached index.html of this
-//   build (its query, e.g. `?gateway=`, is read by the app, not here), so
-//   the page and its hashed assets always come from the same build.
+// - A navigation inside the scope gets index.html from the server when it
+//   answers (so a deploy is the next load's build), else this build's
+//   cached copy (its query, e.g. `?gateway=`, is read by the app, not
+//   here). Either way the page and its hashed assets come from one build:
+//   a new index.html names new hashed files, which are not in this cache
+//   and so come from the server too.
 // - A new build is a new sw.js (BUILD changes): it installs its own cache,
 //   takes over at once (skipWaiting + claim) and deletes the older shells;
-//   the page open at that moment keeps the files it already loaded, and the
-//   next load is the new build, which then says "Updated to a new version".
+//   the page open at that moment keeps the files it already loaded. The
+//   new build's first load says "Updated to a new version".
 
 const CACHE = `aria-shell-${BUILD}`;
 const SCOPE = new URL(self.registration.scope);
 const LISTED = new Set(PRECACHE.map((path) => new URL(path, SCOPE).pathname));
 const INDEX = new URL("index.html", SCOPE).href;
+// Trunk's content hash in a file name: `aria-web-<16 hex>_bg.wasm`.
+const HASHED = /-[0-9a-f]{16}(_bg)?\.[a-z]+$/;
 
 self.addEventListener("install", (event) => {
   event.waitUntil(
@@ -54,18 +59,33 @@ self.addEventListener("fetch", (event) => {
   if (url.origin !== SCOPE.origin) return;
   if (request.mode === "navigate") {
     if (url.pathname === SCOPE.pathname || url.pathname === new URL(INDEX).pathname) {
-      event.respondWith(cachedOrNetwork(INDEX, request));
+      event.respondWith(networkOrCached(request));
     }
     return;
   }
-  // Anything not in the shell goes to the network untouched.
+  // Anything not in the shell goes to the network untouched. A hashed
+  // file never changes, so its cached copy is it; an unhashed one
+  // (boot.js, the manifest, icons) may be a newer build's, like index.html.
   if (LISTED.has(url.pathname) && url.search === "") {
-    event.respondWith(cachedOrNetwork(request, request));
+    event.respondWith(HASHED.test(url.pathname) ? cachedOrNetwork(request) : networkOrCached(request, request));
   }
 });
 
-async function cachedOrNetwork(key, request) {
+// The server's answer, or (unreachable, or an error page) this build's
+// cached copy of `key`.
+async function networkOrCached(request, key = INDEX) {
+  try {
+    const fresh = await fetch(request);
+    if (fresh.ok) return fresh;
+  } catch (_) {
+    // Offline or the server is down: the cached shell below.
+  }
   const cache = await caches.open(CACHE);
-  const hit = await cache.match(key, { ignoreVary: true });
+  return (await cache.match(key, { ignoreVary: true })) || Response.error();
+}
+
+async function cachedOrNetwork(request) {
+  const cache = await caches.open(CACHE);
+  const hit = await cache.match(request, { ignoreVary: true });
   return hit || fetch(request);
 }
