@@ -1,6 +1,8 @@
 //! The installable app shell (issue 15 item 4): the service worker
 //! precaches the hashed build, the shell loads with the gateway gone, and a
-//! new build takes over on the next load and says so. 127.0.0.1 is a
+//! new build takes over on the next load and says so; with the offline
+//! copy, a whole visit with the gateway stopped (read, type, sent once it is
+//! back). 127.0.0.1 is a
 //! secure context, so the gateway's own origin gets the worker.
 //!
 //! ```text
@@ -14,5 +16,6 @@ mod support;
 mod e2e_pwa {
     mod builds;
     mod offline_shell;
+    mod offline_visit;
     mod update;
 }

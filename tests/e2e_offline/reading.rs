@@ -8,7 +8,8 @@ use serde_json::json;
 use super::common::{assert_no_crash, behind_proxy, reload, show_rows, status, timeline};
 use super::common::{wait_turn_over, RowDump};
 use crate::support::ui::{
-    close_settings, hash_channel, new_thread_pane, open_settings, send, send_new_thread, CONNECTED,
+    close_settings, hash_channel, new_thread_pane, open_settings, send, send_new_thread, wait_kept,
+    CONNECTED,
 };
 use crate::support::{run, secs, Browser, Gateway, GatewayOpts};
 
@@ -17,31 +18,6 @@ use crate::support::{run, secs, Browser, Gateway, GatewayOpts};
 const PROBE: &str = "kept offline <img src=x onerror=\"window.__pwned=1\">";
 const SECOND: &str = "the second kept thread";
 const OFFLINE: &str = "typed while offline";
-
-/// How many threads Settings says are kept.
-async fn kept_threads(b: &Browser) -> u64 {
-    open_settings(b).await;
-    let n = b
-        .js(
-            "const e = document.querySelector('[data-testid=offline-summary]'); \
-             return e ? Number(e.dataset.threads) : -1;",
-            vec![],
-        )
-        .await
-        .as_u64()
-        .unwrap_or(0);
-    close_settings(b).await;
-    n
-}
-
-async fn wait_kept(b: &Browser, threads: u64) {
-    b.poll(
-        &format!("Settings to say {threads} thread(s) are kept offline"),
-        secs(20),
-        || async { (kept_threads(b).await == threads).then_some(()) },
-    )
-    .await;
-}
 
 async fn wait_down(b: &Browser) {
     b.poll("the app to see the gateway gone", secs(15), || async {

@@ -24,6 +24,9 @@ pub struct GatewayOpts {
     /// `--data-dir`; a fresh temp dir when `None`. Pass the same dir to a
     /// second gateway to test a restart.
     pub data_dir: Option<PathBuf>,
+    /// `--addr`; a free port when `None`. A stopped gateway's address
+    /// restarts it in place (same origin for the page and its worker).
+    pub addr: Option<SocketAddr>,
     /// Anything else to pass through.
     pub extra_args: Vec<String>,
 }
@@ -35,6 +38,7 @@ impl Default for GatewayOpts {
             token: None,
             static_dir: None,
             data_dir: None,
+            addr: None,
             extra_args: Vec::new(),
         }
     }
@@ -64,8 +68,11 @@ impl Gateway {
             .unwrap_or_else(|| temp.as_ref().unwrap().path().to_path_buf());
 
         let mut cmd = Command::new(&bin);
+        let addr = opts
+            .addr
+            .map_or("127.0.0.1:0".to_string(), |a| a.to_string());
         cmd.arg("--addr")
-            .arg("127.0.0.1:0")
+            .arg(addr)
             .arg("--data-dir")
             .arg(&data_dir)
             .arg("--demo-delay-ms")

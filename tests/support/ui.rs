@@ -337,3 +337,29 @@ pub async fn set_select(b: &Browser, name: &str, value: &str) {
     )
     .await;
 }
+
+/// How many threads Settings says are kept.
+pub async fn kept_threads(b: &Browser) -> u64 {
+    open_settings(b).await;
+    let n = b
+        .js(
+            "const e = document.querySelector('[data-testid=offline-summary]'); \
+             return e ? Number(e.dataset.threads) : -1;",
+            vec![],
+        )
+        .await
+        .as_u64()
+        .unwrap_or(0);
+    close_settings(b).await;
+    n
+}
+
+/// Waits until Settings says `threads` are kept offline.
+pub async fn wait_kept(b: &Browser, threads: u64) {
+    b.poll(
+        &format!("Settings to say {threads} thread(s) are kept offline"),
+        secs(20),
+        || async { (kept_threads(b).await == threads).then_some(()) },
+    )
+    .await;
+}
