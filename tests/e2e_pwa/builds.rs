@@ -7,7 +7,8 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::paths::{self, TempDir};
-use crate::support::{secs, Browser};
+use crate::support::ui::connected;
+use crate::support::{secs, App, Browser, GatewayOpts};
 
 /// A copy of `dist/` (subdirectories too), for a gateway to serve while
 /// the test swaps builds in it.
@@ -136,4 +137,17 @@ pub async fn page_wasm(b: &Browser) -> String {
         .unwrap_or_default()
         .trim_start_matches('/')
         .to_string()
+}
+
+/// A copy of `dist/` served by a gateway, and the app opened from it,
+/// connected.
+pub async fn app_on_copy() -> (TempDir, App) {
+    let dist = copy_of_dist();
+    let app = App::start_with(GatewayOpts {
+        static_dir: Some(dist.path().to_path_buf()),
+        ..GatewayOpts::default()
+    })
+    .await;
+    connected(&app.browser).await;
+    (dist, app)
 }

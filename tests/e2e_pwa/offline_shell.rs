@@ -5,21 +5,15 @@
 
 use serde_json::Value;
 
-use super::builds::{build_of, cached_paths, controlled, copy_of_dist, page_wasm, precache_of};
-use crate::support::ui::{connected, COMPOSER};
-use crate::support::{run, secs, App, GatewayOpts};
+use super::builds::{app_on_copy, build_of, cached_paths, controlled, page_wasm, precache_of};
+use crate::support::ui::COMPOSER;
+use crate::support::{run, secs};
 
 #[test]
 fn the_shell_is_precached_and_starts_with_the_gateway_gone() {
     run(|| async {
-        let dist = copy_of_dist();
-        let mut app = App::start_with(GatewayOpts {
-            static_dir: Some(dist.path().to_path_buf()),
-            ..GatewayOpts::default()
-        })
-        .await;
+        let (dist, mut app) = app_on_copy().await;
         let b = &app.browser;
-        connected(b).await;
         let caches = controlled(b).await;
         let cache = format!("aria-shell-{}", build_of(dist.path()));
         assert_eq!(caches, vec![cache.clone()], "one shell, named by the build");

@@ -4,11 +4,11 @@
 //! marked offline); a message typed then waits, and once the gateway is
 //! back on its address it is sent and answered once.
 
-use super::builds::{controlled, copy_of_dist};
+use super::builds::{app_on_copy, controlled};
 use crate::support::ui::{
     connected, hash, new_thread_answered, send, wait_idle, wait_kept, CONNECTED,
 };
-use crate::support::{run, secs, App, Browser, Gateway, GatewayOpts};
+use crate::support::{run, secs, Browser, Gateway, GatewayOpts};
 
 const KEPT: &str = "read me on the train";
 const TYPED: &str = "typed on the train";
@@ -21,14 +21,8 @@ async fn user_texts(b: &Browser) -> Vec<String> {
 #[test]
 fn the_worker_and_the_offline_copy_start_the_app_and_a_message_typed_is_sent_once() {
     run(|| async {
-        let dist = copy_of_dist();
-        let mut app = App::start_with(GatewayOpts {
-            static_dir: Some(dist.path().to_path_buf()),
-            ..GatewayOpts::default()
-        })
-        .await;
+        let (dist, mut app) = app_on_copy().await;
         let b = &app.browser;
-        connected(b).await;
         b.poll("the worker to control the page", secs(30), || async {
             (!controlled(b).await.is_empty()).then_some(())
         })

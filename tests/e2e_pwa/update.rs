@@ -4,23 +4,17 @@
 //! the new shell and drops the old one. The old build's wasm is gone from
 //! the server, so nothing of it can be mixed in.
 
-use super::builds::{build_of, controlled, copy_of_dist, make_next_build, page_wasm};
+use super::builds::{app_on_copy, build_of, controlled, make_next_build, page_wasm};
 use crate::support::ui::connected;
-use crate::support::{run, secs, App, GatewayOpts};
+use crate::support::{run, secs};
 
 const NOTICE: &str = "[data-testid=update-notice]";
 
 #[test]
 fn a_new_build_takes_over_on_the_next_load_and_says_so() {
     run(|| async {
-        let dist = copy_of_dist();
-        let app = App::start_with(GatewayOpts {
-            static_dir: Some(dist.path().to_path_buf()),
-            ..GatewayOpts::default()
-        })
-        .await;
+        let (dist, app) = app_on_copy().await;
         let b = &app.browser;
-        connected(b).await;
         let first = build_of(dist.path());
         assert_eq!(controlled(b).await, vec![format!("aria-shell-{first}")]);
         let old_wasm = page_wasm(b).await;
