@@ -20,7 +20,7 @@ pub struct Outbox {
 impl Outbox {
     pub fn new(store: Store) -> Self {
         Self {
-            search: Arc::new(store.search_reader()),
+            search: Arc::new(SearchReader::new(store.path().to_path_buf())),
             store: Mutex::new(store),
             hub: Hub::default(),
         }

@@ -276,15 +276,16 @@ mod tests {
     }
 
     fn find(store: &Store, q: &str, channel: Option<&str>, limit: u32) -> SearchPage {
-        store
-            .search_reader()
-            .page(&SearchQuery {
+        search(
+            store.conn(),
+            &SearchQuery {
                 terms: Terms::parse(q),
                 channel_id: channel.map(str::to_string),
                 after: None,
                 limit,
-            })
-            .expect("search")
+            },
+        )
+        .expect("search")
     }
 
     fn found(page: &SearchPage) -> Vec<(String, u64)> {
@@ -363,15 +364,16 @@ mod tests {
         let mut seen = Vec::new();
         let mut after = None;
         loop {
-            let page = store
-                .search_reader()
-                .page(&SearchQuery {
+            let page = search(
+                store.conn(),
+                &SearchQuery {
                     terms: Terms::parse("kiwi"),
                     channel_id: None,
                     after,
                     limit: 5,
-                })
-                .expect("search");
+                },
+            )
+            .expect("search");
             assert!(page.hits.len() <= 5);
             seen.extend(page.hits.iter().map(|h| h.seq));
             match page.next {

@@ -14,7 +14,6 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use crate::clock::now_ms;
 use crate::history::{Anchor, Page, PageQuery};
 use crate::search_index;
-use crate::search_reader::SearchReader;
 pub use crate::store_error::StoreError;
 
 /// File name of the database inside `--data-dir`.
@@ -135,9 +134,10 @@ impl Store {
         Ok(Self { conn, path })
     }
 
-    /// A search connection of its own to this log (see [`SearchReader`]).
-    pub fn search_reader(&self) -> SearchReader {
-        SearchReader::new(self.path.clone())
+    /// The database file (a search reads it through a connection of its
+    /// own: `search_reader.rs`).
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// All channels, most recently active first.
