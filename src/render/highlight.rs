@@ -153,33 +153,104 @@ fn push_token(out: &mut String, class: Option<&str>, text: &str) {
     }
 }
 
-/// The worker's answer, `scopes` joined by newlines and each token's length
-/// in UTF-16 units (JavaScript's string length), as `(scope, text)` slices
-/// of `code`; `None` when they do not fit `code`.
-pub fn tokens_from_lengths<'a>(
-    code: &'a str,
-    scopes: &'a str,
-    lengths: &[u32],
-) -> Option<Vec<(&'a str, &'a str)>> {
-    let mut scopes = scopes.split('\n');
-    let mut chars = code.char_indices();
-    let mut start = 0;
-    let mut tokens = Vec::with_capacity(lengths.len());
-    for &len in lengths {
-        let mut units = 0;
-        let mut end = start;
-        while units < len {
-            let (i, c) = chars.next()?;
-            units += c.len_utf16() as u32;
-            end = i + c.len_utf8();
+/// A block's [`classify`]d tokens, handed out one part of the block at a
+/// time, so that no task of the page walks the whole block at once.
+#[derive(Debug)]
+pub enum PartTokens {
+    /// All of them, made at once (diffs: one pass over the lines).
+    Ready(Vec<(Option<&'static str>, usize)>),
+    /// The worker's answer, decoded only as far as the parts so far reach.
+    Answer(AnswerWalk),
+}
+
+impl PartTokens {
+    /// The highlighted HTML of `code[start..end]`, the part after the one
+    /// asked for before; `None` when the tokens do not fit `code`.
+    pub fn part_html(&mut self, code: &str, start: usize, end: usize) -> Option<String> {
+        code.get(start..end)?;
+        match self {
+            PartTokens::Ready(tokens) => Some(chunk_html(code, tokens, start, end)),
+            PartTokens::Answer(walk) => {
+                Some(chunk_html(code, &walk.tokens_to(code, end)?, start, end))
+            }
         }
-        if units != len {
-            return None;
-        }
-        tokens.push((scopes.next()?, code.get(start..end)?));
-        start = end;
     }
-    (start == code.len()).then_some(tokens)
+}
+
+/// The worker's answer, each token's scope (joined by newlines) and its
+/// length in UTF-16 units (JavaScript's string length), walked along the
+/// code it was made from.
+#[derive(Debug)]
+pub struct AnswerWalk {
+    scopes: String,
+    /// Where the next scope starts in `scopes`.
+    scope_at: usize,
+    lengths: Vec<u32>,
+    /// The next token in `lengths`.
+    next: usize,
+    /// The byte of the code where the next token starts.
+    pos: usize,
+    /// The last token handed out, when it runs past the part it was for.
+    carry: Option<(Option<&'static str>, usize)>,
+}
+
+impl AnswerWalk {
+    /// `None` when the answer cannot be `code`'s: fewer scopes than
+    /// lengths, or lengths that do not add up to the code's.
+    pub fn new(code: &str, scopes: String, lengths: Vec<u32>) -> Option<AnswerWalk> {
+        let units: u64 = lengths.iter().map(|&n| u64::from(n)).sum();
+        let enough = scopes.split('\n').count() >= lengths.len();
+        (enough && units == code.encode_utf16().count() as u64).then_some(AnswerWalk {
+            scopes,
+            scope_at: 0,
+            lengths,
+            next: 0,
+            pos: 0,
+            carry: None,
+        })
+    }
+
+    /// The tokens (class, end offset) from where the previous call ended up
+    /// to at least byte `end`: the first may have begun before, the last
+    /// may run past `end`. `None` when a length cuts a character of `code`.
+    pub fn tokens_to(
+        &mut self,
+        code: &str,
+        end: usize,
+    ) -> Option<Vec<(Option<&'static str>, usize)>> {
+        let mut out: Vec<_> = self.carry.take().into_iter().collect();
+        while self.pos < end {
+            let units = *self.lengths.get(self.next)?;
+            let token_end = advance_utf16(code, self.pos, units)?;
+            let class = token_class(self.next_scope());
+            self.next += 1;
+            self.pos = token_end;
+            out.push((class, token_end));
+        }
+        self.carry = out.last().copied().filter(|t| t.1 > end);
+        Some(out)
+    }
+
+    fn next_scope(&mut self) -> &str {
+        let rest = self.scopes.get(self.scope_at..).unwrap_or("");
+        let scope = rest.split('\n').next().unwrap_or("");
+        self.scope_at += scope.len() + 1;
+        scope
+    }
+}
+
+/// The byte offset `units` UTF-16 units after byte `from` of `code`;
+/// `None` when that is inside a character or past the end.
+fn advance_utf16(code: &str, from: usize, units: u32) -> Option<usize> {
+    let mut counted = 0;
+    let mut end = from;
+    let mut chars = code.get(from..)?.chars();
+    while counted < units {
+        let c = chars.next()?;
+        counted += c.len_utf16() as u32;
+        end += c.len_utf8();
+    }
+    (counted == units).then_some(end)
 }
 
 /// A unified diff's tokens: one per line (with its newline), scoped by the

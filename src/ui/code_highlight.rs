@@ -3,19 +3,17 @@
 //! (`js/highlight-worker.js`, started on first use, so the first load does
 //! not carry it). Each `code[data-lang]` is handled once and marked with
 //! `data-hl`; its content is replaced only when the tokens add up to its
-//! text, by HTML built from escaped tokens ([`render::highlight`]), a
-//! part of the block per task so that a long block never blocks the page.
+//! text, by HTML built from escaped tokens ([`render::highlight`]), one
+//! part of the block per animation frame: the worker's answer is decoded
+//! part by part too, so a long block never makes a long task.
 
 use std::cell::RefCell;
-use std::time::Duration;
 
-use leptos::prelude::set_timeout;
+use leptos::prelude::request_animation_frame;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::render::highlight::{
-    chunk_html, classify, diff_tokens, grammar, tokens_from_lengths, Grammar,
-};
+use crate::render::highlight::{classify, diff_tokens, grammar, AnswerWalk, Grammar, PartTokens};
 
 /// The worker script, relative to the page (dist/hl/, built by
 /// scripts/bundle-highlighter).
@@ -42,7 +40,7 @@ pub fn highlight_within(root: &web_sys::Element) {
         let text = code.text_content().unwrap_or_default();
         match grammar(&lang) {
             Some(Grammar::Diff) => {
-                let tokens = classify(&text, &diff_tokens(&text));
+                let tokens = classify(&text, &diff_tokens(&text)).map(PartTokens::Ready);
                 apply(code, text, tokens);
             }
             Some(Grammar::Worker(name)) => WORKER.with(|w| w.borrow_mut().post(code, name, text)),
@@ -55,37 +53,42 @@ fn mark(code: &web_sys::Element, state: &str) {
     let _ = code.set_attribute("data-hl", state);
 }
 
-/// Tokens of a block: class and end offset ([`classify`]).
-type Tokens = Vec<(Option<&'static str>, usize)>;
-
 /// Replaces `code`'s plain `text` by its highlighted HTML, one part of the
 /// block (`span.code-part`, 100 lines, its own block box: see
-/// `render::markdown`) per
-/// task, so that the browser lays out only that part again.
-fn apply(code: web_sys::Element, text: String, tokens: Option<Tokens>) {
+/// `render::markdown`) per frame, so that a frame styles and lays out
+/// only that part's spans.
+fn apply(code: web_sys::Element, text: String, tokens: Option<PartTokens>) {
     let Some(tokens) = tokens else {
         mark(&code, "plain");
         return;
     };
-    put_parts(code, text, tokens, 0, 0);
+    request_animation_frame(move || put_parts(code, text, tokens, 0, 0));
 }
 
 /// Highlights part `index`, which starts at byte `start` of `text`, then
-/// the next one in a later task.
-fn put_parts(code: web_sys::Element, text: String, tokens: Tokens, index: u32, start: usize) {
+/// the next one on the next frame. A block taken out of the page (its
+/// message repainted) is left alone.
+fn put_parts(
+    code: web_sys::Element,
+    text: String,
+    mut tokens: PartTokens,
+    index: u32,
+    start: usize,
+) {
+    if !code.is_connected() {
+        return;
+    }
     let Some(part) = code.children().item(index) else {
         mark(&code, "done");
         return;
     };
     let end = start + part.text_content().map_or(0, |t| t.len());
-    if text.get(start..end).is_none() {
+    let Some(html) = tokens.part_html(&text, start, end) else {
+        mark(&code, "plain");
         return;
-    }
-    part.set_inner_html(&chunk_html(&text, &tokens, start, end));
-    set_timeout(
-        move || put_parts(code, text, tokens, index + 1, end),
-        Duration::ZERO,
-    );
+    };
+    part.set_inner_html(&html);
+    request_animation_frame(move || put_parts(code, text, tokens, index + 1, end));
 }
 
 thread_local! {
@@ -159,8 +162,10 @@ fn on_answer(ev: web_sys::MessageEvent) {
         .dyn_into::<js_sys::Uint32Array>()
         .ok()
         .map(|a| a.to_vec());
-    let tokens = scopes.zip(lengths).and_then(|(scopes, lengths)| {
-        classify(&text, &tokens_from_lengths(&text, &scopes, &lengths)?)
-    });
+    // Checked against the text here; decoded part by part in `put_parts`.
+    let tokens = scopes
+        .zip(lengths)
+        .and_then(|(scopes, lengths)| AnswerWalk::new(&text, scopes, lengths))
+        .map(PartTokens::Answer);
     apply(code, text, tokens);
 }

@@ -183,19 +183,57 @@ fn a_part_of_a_block_splits_the_tokens_crossing_its_edges() {
     );
 }
 
+/// The worker's answer walked part by part: the HTML of every part, or
+/// `None` from the first part the tokens do not fit.
+fn walk_parts(code: &str, scopes: &str, lengths: &[u32], ends: &[usize]) -> Option<Vec<String>> {
+    let walk = AnswerWalk::new(code, scopes.to_string(), lengths.to_vec())?;
+    let mut tokens = PartTokens::Answer(walk);
+    let mut start = 0;
+    ends.iter()
+        .map(|&end| tokens.part_html(code, std::mem::replace(&mut start, end), end))
+        .collect()
+}
+
 #[test]
 fn worker_lengths_count_utf16_units() {
     // "é" is one UTF-16 unit, "𝄞" two; byte lengths differ from both.
     let code = "é = \"𝄞\";";
-    let tokens = tokens_from_lengths(code, "attr\n\nstring\n", &[1, 3, 4, 1]).unwrap();
+    let whole = walk_parts(code, "attr\n\nstring\n", &[1, 3, 4, 1], &[code.len()]).unwrap();
     assert_eq!(
-        tokens,
-        [("attr", "é"), ("", " = "), ("string", "\"𝄞\""), ("", ";")]
+        whole,
+        ["<span class=\"tok-attr\">é</span> = <span class=\"tok-str\">&quot;𝄞&quot;</span>;"]
     );
     // Lengths that cut a surrogate pair, fall short or run over: refused.
-    assert_eq!(tokens_from_lengths(code, "a\nb\nc", &[5, 1, 3]), None);
-    assert_eq!(tokens_from_lengths(code, "a", &[3]), None);
-    assert_eq!(tokens_from_lengths(code, "a\nb", &[9, 9]), None);
+    assert_eq!(walk_parts(code, "a\nb\nc", &[5, 1, 3], &[code.len()]), None);
+    assert_eq!(walk_parts(code, "a", &[3], &[code.len()]), None);
+    assert_eq!(walk_parts(code, "a\nb", &[9, 9], &[code.len()]), None);
     // Fewer scopes than lengths: refused.
-    assert_eq!(tokens_from_lengths("ab", "a", &[1, 1]), None);
+    assert_eq!(walk_parts("ab", "a", &[1, 1], &[2]), None);
+}
+
+#[test]
+fn the_worker_answer_walked_part_by_part_is_the_whole_block_cut_at_the_parts() {
+    // A comment token crossing two cuts, a string ending exactly at one,
+    // multi-byte text in between.
+    let code = "a\n/* b\nc\nd */\n\"é\"\ne";
+    let scopes = "\ncomment\n\nstring\n";
+    let lengths = [2, 11, 1, 3, 2];
+    let tokens = [
+        ("", "a\n"),
+        ("comment", "/* b\nc\nd */"),
+        ("", "\n"),
+        ("string", "\"é\""),
+        ("", "\ne"),
+    ];
+    let classed = classify(code, &tokens).unwrap();
+    let ends = [7, 9, 14, 17, code.len()];
+    let mut start = 0;
+    let want: Vec<String> = ends
+        .iter()
+        .map(|&end| chunk_html(code, &classed, std::mem::replace(&mut start, end), end))
+        .collect();
+    assert_eq!(walk_parts(code, scopes, &lengths, &ends).unwrap(), want);
+    assert_eq!(want[1], "<span class=\"tok-com\">c\n</span>");
+    // A part whose end falls inside a character: refused.
+    assert_eq!(walk_parts(code, scopes, &lengths, &[16, code.len()]), None);
 }
