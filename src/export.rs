@@ -9,9 +9,12 @@
 //! the same page of the log, so who gets which does not matter; each side
 //! gets one. A cancelled export's reply still in flight is swallowed too.
 //!
-//! Each page's text is handed to the caller's `keep` as it arrives (the
-//! browser turns it into a Blob at once), so the finished file is only
-//! those parts in order: nothing is formatted or copied all at once.
+//! Each page's text is handed to the caller's [`Parts::keep`] as it
+//! arrives (the browser turns it into a Blob at once), and every
+//! [`GROUP_PAGES`] kept pages are joined into one part ([`Parts::join`]),
+//! so the finished file is a few parts in order: nothing is formatted or
+//! copied all at once, and the file is not made of a thousand parts (a
+//! Blob of 500 page Blobs took one task of 70-100 ms to make and register).
 //!
 //! Pure: the clock, the time zone and the title come in as arguments.
 
@@ -23,6 +26,18 @@ use crate::render::export as fmt;
 /// the user's own frames still get through.
 const BURST: f64 = 20.0;
 const PAGES_PER_SEC: f64 = 12.0;
+
+/// Kept pages joined into one part of the file.
+pub const GROUP_PAGES: usize = 20;
+
+/// How the caller keeps the file's parts (`Part`: a Blob in the browser).
+pub trait Parts {
+    type Part;
+    /// One page's text, as it arrives.
+    fn keep(&mut self, text: String) -> Self::Part;
+    /// A run of kept parts, oldest first, as one part with `sep` between them.
+    fn join(&mut self, run: Vec<Self::Part>, sep: &'static str) -> Self::Part;
+}
 
 /// The first page asks for everything older than this: the newest items,
 /// whatever the client knows of the thread. 2^53 − 1, exact in JSON
@@ -138,8 +153,11 @@ struct Job<P> {
     awaiting: Option<u64>,
     /// Every item older than this is still to fetch.
     next_before: u64,
-    /// Kept pages, newest first.
+    /// Kept parts, newest first: joined runs of pages (each oldest first
+    /// inside), then the pages not joined yet.
     pages: Vec<P>,
+    /// How many of `pages`, at its end, are single pages.
+    loose: usize,
     done: u64,
     total: u64,
 }
@@ -191,6 +209,7 @@ impl<P> Exporter<P> {
             awaiting: None,
             next_before: NEWEST,
             pages: Vec::new(),
+            loose: 0,
             done: 0,
             total,
         });
@@ -229,14 +248,14 @@ impl<P> Exporter<P> {
                 .any(|(c, b)| *c == h.channel_id && *b == before)
     }
 
-    /// Takes a claimed reply, its text formatted and given to `keep`: when
+    /// Takes a claimed reply, its text formatted and kept by `parts`: when
     /// to ask for the next page, the finished file, or nothing (a
     /// cancelled export's reply, or one not claimed).
     pub fn on_page(
         &mut self,
         h: History,
         now_ms: f64,
-        keep: impl FnOnce(String) -> P,
+        parts: &mut impl Parts<Part = P>,
     ) -> Option<Step<P>> {
         let before = h.before?;
         let job = self
@@ -273,7 +292,14 @@ impl<P> Exporter<P> {
             Format::Json => fmt::json_items(&items),
         };
         if !page.is_empty() {
-            job.pages.push(keep(page));
+            job.pages.push(parts.keep(page));
+            job.loose += 1;
+            if job.loose == GROUP_PAGES {
+                let mut run = job.pages.split_off(job.pages.len() - GROUP_PAGES);
+                run.reverse();
+                job.pages.push(parts.join(run, separator(job.format)));
+                job.loose = 0;
+            }
         }
         match oldest {
             Some(oldest) if h.has_more && oldest > 1 => {
@@ -331,7 +357,7 @@ impl<P> Exporter<P> {
 
     fn finish(&mut self) -> Option<File<P>> {
         let mut job = self.job.take()?;
-        let (head, sep, tail) = match job.format {
+        let (head, tail) = match job.format {
             Format::Markdown => (
                 fmt::markdown_head(
                     &job.title,
@@ -340,11 +366,9 @@ impl<P> Exporter<P> {
                     job.tz_offset_min,
                 ),
                 "",
-                "",
             ),
             Format::Json => (
                 fmt::json_head(&job.title, &job.channel_id, job.exported_ms),
-                ",",
                 fmt::JSON_TAIL,
             ),
         };
@@ -354,9 +378,17 @@ impl<P> Exporter<P> {
             mime: job.format.mime(),
             head,
             pages: job.pages,
-            sep,
+            sep: separator(job.format),
             tail,
         })
+    }
+}
+
+/// What goes between two pages' texts in the file.
+fn separator(format: Format) -> &'static str {
+    match format {
+        Format::Markdown => "",
+        Format::Json => ",",
     }
 }
 
@@ -406,6 +438,19 @@ mod tests {
         }
     }
 
+    /// Parts kept as the text itself.
+    struct Texts;
+
+    impl Parts for Texts {
+        type Part = String;
+        fn keep(&mut self, text: String) -> String {
+            text
+        }
+        fn join(&mut self, run: Vec<String>, sep: &'static str) -> String {
+            run.join(sep)
+        }
+    }
+
     /// The file's whole text.
     fn text(file: &File<String>) -> String {
         format!("{}{}{}", file.head, file.pages.join(file.sep), file.tail)
@@ -420,7 +465,7 @@ mod tests {
         loop {
             let h = page("c1", n, &req);
             assert!(ex.claims(&h));
-            match ex.on_page(h, 0.0, |p| p) {
+            match ex.on_page(h, 0.0, &mut Texts) {
                 Some(Step::Next(_)) => {
                     let next = ex.resume(0.0).expect("the next request");
                     sent.push(next.clone());
@@ -450,30 +495,83 @@ mod tests {
         assert_eq!(doc["title"], "My thread");
     }
 
-    #[test]
-    fn each_page_is_kept_as_it_arrives_and_the_file_is_those_parts() {
+    /// Parts kept as numbers: page texts numbered from 1 as they come,
+    /// joined runs from 1001; both recorded.
+    #[derive(Default)]
+    struct Numbered {
+        kept: Vec<String>,
+        joined: Vec<Vec<usize>>,
+    }
+
+    impl Parts for Numbered {
+        type Part = usize;
+        fn keep(&mut self, text: String) -> usize {
+            self.kept.push(text);
+            self.kept.len()
+        }
+        fn join(&mut self, run: Vec<usize>, sep: &'static str) -> usize {
+            assert_eq!(sep, ",");
+            self.joined.push(run);
+            1000 + self.joined.len()
+        }
+    }
+
+    /// A JSON export of `n` items with parts kept by `parts`.
+    fn export_into(n: u64, parts: &mut Numbered) -> File<usize> {
         let mut ex = Exporter::default();
         let mut req = ex
-            .start("c1", "T", Format::Json, 450, 0, 0, true, 0.0)
+            .start("c1", "T", Format::Json, n, 0, 0, true, 0.0)
             .expect("request");
-        let mut kept = Vec::new();
-        let file = loop {
-            let step = ex.on_page(page("c1", 450, &req), 0.0, |p| {
-                kept.push(p.clone());
-                kept.len()
-            });
-            match step {
+        loop {
+            match ex.on_page(page("c1", n, &req), 0.0, parts) {
                 Some(Step::Next(_)) => req = ex.resume(0.0).expect("next"),
-                Some(Step::Done(file)) => break file,
+                Some(Step::Done(file)) => return file,
                 None => panic!("a claimed page led nowhere"),
             }
-        };
+        }
+    }
+
+    #[test]
+    fn each_page_is_kept_as_it_arrives_and_the_file_is_those_parts() {
+        let mut parts = Numbered::default();
+        let file = export_into(450, &mut parts);
+        let kept = &parts.kept;
         assert_eq!(kept.len(), 3, "one part per page, handed over at once");
         assert!(kept[0].contains("\"note 450\"") && kept[2].contains("\"note 1\""));
+        assert!(parts.joined.is_empty());
         assert_eq!(file.pages, [3, 2, 1], "the parts oldest first");
         assert_eq!(
             (file.sep, file.tail),
             (",", crate::render::export::JSON_TAIL)
+        );
+    }
+
+    #[test]
+    fn every_run_of_pages_is_joined_into_one_part_in_order() {
+        let pages = 2 * GROUP_PAGES + 5;
+        let mut parts = Numbered::default();
+        let file = export_into(200 * pages as u64, &mut parts);
+        assert_eq!(parts.kept.len(), pages);
+        // Pages come newest first; each run is joined oldest first.
+        let run = |from: usize| (from..from + GROUP_PAGES).rev().collect::<Vec<_>>();
+        assert_eq!(parts.joined, [run(1), run(GROUP_PAGES + 1)]);
+        let loose = (2 * GROUP_PAGES + 1..=pages).rev();
+        let want: Vec<usize> = loose.chain([1002, 1001]).collect();
+        assert_eq!(file.pages, want, "the file: the parts oldest first");
+    }
+
+    #[test]
+    fn a_long_export_is_the_same_file_with_its_pages_joined() {
+        let (_, file) = export(200 * (GROUP_PAGES as u64 + 1) + 7, Format::Json);
+        assert_eq!(file.pages.len(), 3, "one run, two loose pages");
+        let doc: Value = serde_json::from_str(&text(&file)).unwrap_or_default();
+        let seqs: Vec<u64> = doc["items"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|i| i["seq"].as_u64()).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            seqs,
+            (1..=200 * (GROUP_PAGES as u64 + 1) + 7).collect::<Vec<_>>()
         );
     }
 
@@ -532,7 +630,7 @@ mod tests {
         let h = page("c1", 450, &req);
         assert!(ex.claims(&h), "the late reply is not the timeline's");
         assert_eq!(
-            ex.on_page(h.clone(), 0.0, |p| p),
+            ex.on_page(h.clone(), 0.0, &mut Texts),
             None,
             "and leads to no request"
         );
@@ -565,7 +663,7 @@ mod tests {
         let mut h = page("c1", 10, &req);
         h.items = (6..=10).chain(8..=10).rev().map(item).collect();
         h.has_more = true;
-        let Some(Step::Next(_)) = ex.on_page(h, 0.0, |p| p) else {
+        let Some(Step::Next(_)) = ex.on_page(h, 0.0, &mut Texts) else {
             panic!("expected a next page");
         };
         let next = ex.resume(0.0).expect("the next request");
@@ -575,7 +673,7 @@ mod tests {
         again.items = (6..=10).map(item).collect();
         again.before = next.before;
         again.has_more = true;
-        let Some(Step::Done(file)) = ex.on_page(again, 0.0, |p| p) else {
+        let Some(Step::Done(file)) = ex.on_page(again, 0.0, &mut Texts) else {
             panic!("expected the end");
         };
         let doc: Value = serde_json::from_str(&text(&file)).unwrap_or_default();

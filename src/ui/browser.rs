@@ -169,20 +169,51 @@ pub fn copy_to_clipboard(text: &str) -> Option<js_sys::Promise> {
     web_sys::window().map(|w| w.navigator().clipboard().write_text(text))
 }
 
-/// A part of a file to download, made as soon as its text exists: a Blob
-/// holds it outside the wasm heap, and the final Blob of such parts only
-/// references them (no 30 MB copy or concatenation at the end). Falls back
-/// to the text as a JS string, which a Blob accepts as a part too.
-pub fn file_part(text: String) -> JsValue {
-    let seq = js_sys::Array::of1(&JsValue::from_str(&text));
-    match web_sys::Blob::new_with_str_sequence(&seq) {
-        Ok(blob) => blob.into(),
-        Err(_) => seq.get(0),
+/// An export's parts (see [`crate::export::Parts`]): a page's text as a JS
+/// string, out of the wasm heap, as soon as it exists, and each run of
+/// pages one Blob, which only references its parts' data (no 30 MB copy
+/// or concatenation at the end). Making a Blob waits for the browser
+/// process (a page's Blob took 13-135 ms on a loaded machine), so there is
+/// one per run, not per page. A run whose Blob fails stays the array of its
+/// parts, which [`push_parts`] flattens.
+pub struct FileParts;
+
+impl crate::export::Parts for FileParts {
+    type Part = JsValue;
+
+    fn keep(&mut self, text: String) -> JsValue {
+        JsValue::from_str(&text)
+    }
+
+    fn join(&mut self, run: Vec<JsValue>, sep: &'static str) -> JsValue {
+        let seq = js_sys::Array::new();
+        push_parts(&seq, &run, sep);
+        match web_sys::Blob::new_with_blob_sequence(&seq) {
+            Ok(blob) => blob.into(),
+            Err(_) => seq.into(),
+        }
+    }
+}
+
+/// Appends `parts` to `seq` with `sep` between them.
+fn push_parts(seq: &js_sys::Array, parts: &[JsValue], sep: &str) {
+    let between = (!sep.is_empty()).then(|| JsValue::from_str(sep));
+    for (i, part) in parts.iter().enumerate() {
+        if let Some(between) = between.as_ref().filter(|_| i > 0) {
+            seq.push(between);
+        }
+        if js_sys::Array::is_array(part) {
+            js_sys::Array::from(part).for_each(&mut |p, _, _| {
+                seq.push(&p);
+            });
+        } else {
+            seq.push(part);
+        }
     }
 }
 
 /// Saves an export as a file: a Blob of its parts in order (see
-/// [`file_part`]), an object URL, a click on an `<a download>`; the URL is
+/// [`FileParts`]), an object URL, a click on an `<a download>`; the URL is
 /// revoked once the download had time to start.
 pub fn download(file: crate::export::File<JsValue>) {
     use wasm_bindgen::JsCast;
@@ -191,13 +222,7 @@ pub fn download(file: crate::export::File<JsValue>) {
     };
     let seq = js_sys::Array::new();
     seq.push(&JsValue::from_str(&file.head));
-    let sep = JsValue::from_str(file.sep);
-    for (i, page) in file.pages.iter().enumerate() {
-        if i > 0 && !file.sep.is_empty() {
-            seq.push(&sep);
-        }
-        seq.push(page);
-    }
+    push_parts(&seq, &file.pages, file.sep);
     seq.push(&JsValue::from_str(file.tail));
     let options = web_sys::BlobPropertyBag::new();
     options.set_type(file.mime);

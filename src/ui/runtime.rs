@@ -199,7 +199,7 @@ impl Runtime {
         let now = browser::now_ms();
         let step = self
             .core
-            .try_update_value(|c| c.exporter.on_page(h, now, browser::file_part))
+            .try_update_value(|c| c.exporter.on_page(h, now, &mut browser::FileParts))
             .flatten();
         match step {
             Some(Step::Next(wait_ms)) => {
