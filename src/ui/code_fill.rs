@@ -2,7 +2,7 @@
 //! parts per animation frame: a 2,000-line block laid out at once was one
 //! main-thread task of 100–230 ms on arrival. The HTML is parsed in an inert
 //! `<template>`; a code block of more than [`PARTS_PER_FRAME`] parts
-//! (`span.code-part`, 100 lines each, their own block boxes: see
+//! (`span.code-part`, 50 lines each, their own block boxes: see
 //! `render::markdown`) enters the page with its first parts, and the rest
 //! follow one batch per frame, so each frame lays out only the new lines.
 //! Meanwhile the block is marked `data-filling`: the highlighter notes a
@@ -14,8 +14,8 @@ use wasm_bindgen::JsCast;
 
 use super::code_highlight::highlight_within;
 
-/// Parts (of 100 lines) put into the page per frame.
-const PARTS_PER_FRAME: u32 = 2;
+/// Parts put into the page per frame: 200 lines.
+const PARTS_PER_FRAME: u32 = 4;
 
 /// How the parsed HTML goes into its parent.
 #[derive(Clone, Copy, PartialEq, Eq)]

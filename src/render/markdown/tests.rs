@@ -411,9 +411,9 @@ fn code_head(lang: &str) -> String {
 }
 
 #[test]
-fn long_code_blocks_are_written_in_parts_of_100_lines() {
+fn long_code_blocks_are_written_in_parts_of_50_lines() {
     let lines = |n: std::ops::Range<usize>| -> String { n.map(|i| format!("{i}\n")).collect() };
-    let html = to_html(&format!("```\n{}```\n", lines(0..250)));
+    let html = to_html(&format!("```\n{}```\n", lines(0..125)));
     let body = html.split("<pre tabindex=\"0\"><code>").nth(1).unwrap();
     let parts: Vec<&str> = body
         .trim_end_matches("</span></code></pre></div>\n")
@@ -421,9 +421,9 @@ fn long_code_blocks_are_written_in_parts_of_100_lines() {
         .skip(1)
         .map(|p| p.trim_end_matches("</span>"))
         .collect();
-    assert_eq!(parts, [lines(0..100), lines(100..200), lines(200..250)]);
-    // Exactly 100 lines: one part, no empty one after it.
-    let html = to_html(&format!("```\n{}```\n", lines(0..100)));
+    assert_eq!(parts, [lines(0..50), lines(50..100), lines(100..125)]);
+    // Exactly 50 lines: one part, no empty one after it.
+    let html = to_html(&format!("```\n{}```\n", lines(0..50)));
     assert_eq!(html.matches("code-part").count(), 1);
 }
 
