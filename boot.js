@@ -29,10 +29,12 @@ window.addEventListener("error", (e) => {
 // screen, its first contentful paint reported (Trunk's preload links are
 // off, Trunk.toml): the first paint's CSS has the link to itself, and
 // Lighthouse's simulated largest paint does not wait for the wasm. A hidden
-// page paints nothing: it starts at once.
+// page paints nothing, and a browser without paint timing reports nothing:
+// both start at once.
 await new Promise((go) => {
   const painted = () => performance.getEntriesByName("first-contentful-paint").length > 0;
-  if (document.visibilityState === "hidden" || painted()) return go();
+  const reported = PerformanceObserver.supportedEntryTypes?.includes("paint");
+  if (document.visibilityState === "hidden" || !reported || painted()) return go();
   new PerformanceObserver(go).observe({ type: "paint" });
   document.addEventListener("visibilitychange", go, { once: true });
   setTimeout(go, 3000);
