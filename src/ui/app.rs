@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use super::attention;
+use super::boot;
 use super::browser;
 use super::chat::Chat;
 use super::export_progress::ExportProgress;
@@ -23,6 +24,7 @@ use crate::settings::Theme;
 
 #[component]
 pub fn App() -> impl IntoView {
+    boot::remove_static_shell();
     if browser::is_framed() {
         return view! { <FrameRefusal /> }.into_any();
     }

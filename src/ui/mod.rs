@@ -4,6 +4,7 @@
 mod app;
 mod approval_card;
 mod attention;
+mod boot;
 mod browser;
 mod bubble;
 mod chat;
@@ -44,3 +45,4 @@ mod view_state;
 mod visual_viewport;
 
 pub use app::App;
+pub use boot::mark_booted;

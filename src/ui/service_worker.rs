@@ -5,6 +5,7 @@
 //! is a newer build than the last one.
 
 use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -14,11 +15,30 @@ use crate::app_update::{self, SEEN_BUILD_KEY, UPDATED};
 
 const SCRIPT: &str = "sw.js";
 
-/// Registers `sw.js` for the page's directory, in the background.
+/// Registers `sw.js` for the page's directory, in the background, once
+/// the page has loaded: its install fetches every file of the shell again,
+/// which must not compete with the first load's own requests.
 pub fn register() {
     let Some(window) = web_sys::window() else {
         return;
     };
+    if window
+        .document()
+        .is_some_and(|d| d.ready_state() == "complete")
+    {
+        register_now(&window);
+        return;
+    }
+    let on_load = Closure::once_into_js(|| {
+        if let Some(window) = web_sys::window() {
+            register_now(&window);
+        }
+    });
+    // `load` fires once per page, so the closure is called at most once.
+    let _ = window.add_event_listener_with_callback("load", on_load.unchecked_ref());
+}
+
+fn register_now(window: &web_sys::Window) {
     let navigator = window.navigator();
     let supported =
         js_sys::Reflect::has(&navigator, &JsValue::from_str("serviceWorker")).unwrap_or(false);
