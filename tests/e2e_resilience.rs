@@ -22,7 +22,6 @@ mod support;
 
 mod e2e_resilience {
     mod adversarial;
-    mod common;
     mod csp;
     mod hostile;
     mod outbox;

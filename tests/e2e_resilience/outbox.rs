@@ -4,11 +4,10 @@
 
 use serde_json::{json, Value};
 
-use super::common::{
-    assert_no_crash, behind_proxy, reload, show_rows, status, timeline, wait_status, wait_turn_over,
-};
+use crate::support::connection::{assert_no_crash, behind_proxy, status, wait_status};
 use crate::support::fake_gateway::{FakeGateway, FakeOpts};
-use crate::support::ui::{hash, local_storage, send, send_new_thread, CONNECTED};
+use crate::support::timeline::{show_rows, timeline, wait_turn_over};
+use crate::support::ui::{hash, local_storage, reload, send, send_new_thread, CONNECTED};
 use crate::support::{secs, Browser, Gateway, GatewayOpts, Page};
 
 const OUTBOX: &str = "aria.outbox";

@@ -28,6 +28,7 @@ pub mod axe;
 pub mod browser;
 pub mod canary;
 pub mod cdp;
+pub mod connection;
 pub mod fake_gateway;
 pub mod gateway;
 pub mod page;
@@ -35,6 +36,8 @@ pub mod paths;
 pub mod recorder;
 pub mod static_server;
 pub mod tcp_proxy;
+pub mod threads;
+pub mod timeline;
 pub mod ui;
 pub mod xss_corpus;
 
