@@ -6,10 +6,8 @@
 use super::approval::{answered_elsewhere, end_waiting, resolved_row};
 use super::channel::{ChannelState, PageRequest};
 use super::jump::{absorb_ahead, is_ahead, replace_window};
-use super::row::{
-    logged_tool_key, message_key, send_key, tool_key, Answer, Row, RowBody, SendState, ToolCall,
-    ToolState,
-};
+use super::row::{Answer, Row, RowBody, SendState, ToolCall, ToolState};
+use super::row_key::RowKey;
 use super::turn::{Turn, WorkEvent};
 use super::{Alert, Change, Effect, Store, NEW_THREAD};
 use crate::protocol::{
@@ -232,7 +230,7 @@ impl Store {
         }
         self.outbox[i].channel_id = Some(to.to_string());
         self.outbox[i].channel_title = self.channels.get(to).map(|c| c.meta.title.clone());
-        let key = send_key(client_msg_id);
+        let key = RowKey::send(client_msg_id);
         let row = self.timeline_mut(&from).and_then(|t| t.remove(&key));
         if let (Some(row), Some(c)) = (row, self.channels.get_mut(to)) {
             c.timeline.upsert(row);
@@ -263,7 +261,7 @@ impl Store {
         effects
     }
 
-    fn mark_delivered(&mut self, channel: &str, key: &str) {
+    fn mark_delivered(&mut self, channel: &str, key: &RowKey) {
         let Some(c) = self.channels.get_mut(channel) else {
             return;
         };
@@ -275,7 +273,7 @@ impl Store {
             if u.send != SendState::Delivered {
                 u.send = SendState::Delivered;
                 self.changes
-                    .push(Change::Row(channel.to_string(), key.to_string()));
+                    .push(Change::Row(channel.to_string(), key.clone()));
             }
         }
     }
@@ -478,7 +476,7 @@ impl Store {
         let Some(turn) = self.ensure_turn(channel, turn_id.as_deref(), now_ms) else {
             return;
         };
-        let key = message_key(message_id);
+        let key = RowKey::message(message_id);
         let Some(c) = self.channels.get_mut(channel) else {
             return;
         };
@@ -517,7 +515,7 @@ impl Store {
     }
 
     fn on_message_stop(&mut self, s: MessageStop) -> Vec<Effect> {
-        let key = message_key(&s.message_id);
+        let key = RowKey::message(&s.message_id);
         let turn = match self.turn_mut(&s.channel_id) {
             Some(t) => {
                 t.answered = true;
@@ -546,7 +544,7 @@ impl Store {
     fn on_message(&mut self, m: InChannel<MessageItem>) -> Vec<Effect> {
         let own = self.delivered(&m.channel_id, m.item.client_msg_id.as_deref());
         let mut effects = own.clone();
-        let own_key = m.item.client_msg_id.as_deref().map(send_key);
+        let own_key = m.item.client_msg_id.as_deref().map(RowKey::send);
         let row = Row::from_message(m.item);
         if matches!(row.body, RowBody::Assistant(_)) {
             if let Some(t) = self.turn_mut(&m.channel_id) {
@@ -580,7 +578,7 @@ impl Store {
         let Some(turn) = self.ensure_turn(&t.channel_id, t.turn_id.as_deref(), now_ms) else {
             return Vec::new();
         };
-        let key = tool_key(&turn, t.index);
+        let key = RowKey::tool(&turn, t.index);
         let Some(c) = self.channels.get_mut(&t.channel_id) else {
             return Vec::new();
         };
@@ -614,7 +612,7 @@ impl Store {
         let Some(turn) = self.ensure_turn(&p.channel_id, p.turn_id.as_deref(), now_ms) else {
             return Vec::new();
         };
-        let key = tool_key(&turn, p.index);
+        let key = RowKey::tool(&turn, p.index);
         let Some(c) = self.channels.get_mut(&p.channel_id) else {
             return Vec::new();
         };
@@ -647,7 +645,7 @@ impl Store {
             (None, Some(t)) => Some(t.id.clone()),
             (None, None) => None,
         };
-        let key = logged_tool_key(turn.as_deref(), e.index, e.seq);
+        let key = RowKey::logged_tool(turn.as_deref(), e.index, e.seq);
         let started = match self.row(&e.channel_id, &key) {
             Some(Row {
                 body: RowBody::Tool(call),

@@ -14,6 +14,7 @@ mod jump;
 mod offline;
 mod outbox;
 mod row;
+mod row_key;
 mod search;
 mod timeline;
 mod turn;
@@ -31,9 +32,10 @@ pub use channel::{ChannelState, PageRequest};
 pub use jump::Focus;
 pub use outbox::OutboxEntry;
 pub use row::{
-    approval_key, message_key, send_key, shown_choices, tool_key, Answer, Approval, ApprovalState,
-    Row, RowBody, RowKey, SendState, ToolCall, ToolState, UserMessage,
+    shown_choices, Answer, Approval, ApprovalState, Row, RowBody, SendState, ToolCall, ToolState,
+    UserMessage,
 };
+pub use row_key::RowKey;
 pub use timeline::{Timeline, Upsert};
 pub use turn::{Turn, WorkEvent};
 
@@ -174,7 +176,7 @@ impl Store {
         }
     }
 
-    pub fn row(&self, channel: &str, key: &str) -> Option<&Row> {
+    pub fn row(&self, channel: &str, key: &RowKey) -> Option<&Row> {
         self.timeline(channel)?.get(key)
     }
 
@@ -281,7 +283,7 @@ impl Store {
         };
         let entry = self.outbox.remove(i);
         let channel = entry.channel_id.unwrap_or_default();
-        let key = send_key(client_msg_id);
+        let key = RowKey::send(client_msg_id);
         if let Some(t) = self.timeline_mut(&channel) {
             t.remove(&key);
         }

@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::row::{send_key, Row, RowBody, SendState, UserMessage};
+use super::row::{Row, RowBody, SendState, UserMessage};
+use super::row_key::RowKey;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OutboxEntry {
@@ -26,7 +27,7 @@ impl OutboxEntry {
     /// The optimistic bubble shown until the echo replaces it.
     pub fn pending_row(&self) -> Row {
         Row {
-            key: send_key(&self.client_msg_id),
+            key: RowKey::send(&self.client_msg_id),
             seq: None,
             turn: None,
             ts: self.created_ms as i64,

@@ -105,14 +105,14 @@ fn a_typical_turn_renders_in_order() {
     let c = s.channel("c1").unwrap();
     assert_eq!(c.contiguous_seq, 4);
     assert!(c.turn.is_none() && !c.typing);
-    let RowBody::Assistant(a) = &s.row("c1", "m:a1").unwrap().body else {
+    let RowBody::Assistant(a) = &s.row("c1", &RowKey::message("a1")).unwrap().body else {
         panic!()
     };
     assert!(
         a.interim && !a.streaming,
         "unstopped bubble stays as interim"
     );
-    let RowBody::Assistant(a) = &s.row("c1", "m:m3").unwrap().body else {
+    let RowBody::Assistant(a) = &s.row("c1", &RowKey::message("m3")).unwrap().body else {
         panic!()
     };
     assert_eq!((a.model.as_deref(), a.tokens), (Some("demo"), Some(42)));
@@ -122,11 +122,11 @@ fn a_typical_turn_renders_in_order() {
 fn the_echo_replaces_the_pending_bubble_in_place() {
     let mut s = ready_store();
     s.send("hi", "k1".into(), 1.0);
-    let row = s.row("c1", "u:k1").unwrap();
+    let row = s.row("c1", &RowKey::send("k1")).unwrap();
     assert!(matches!(&row.body, RowBody::User(u) if u.send == SendState::Pending));
     s.apply(frame(message("c1", 1, "user", "hi", Some("k1"))), 2.0);
     assert_eq!(s.timeline("c1").unwrap().len(), 1);
-    let row = s.row("c1", "u:k1").unwrap();
+    let row = s.row("c1", &RowKey::send("k1")).unwrap();
     assert_eq!(row.seq, Some(1));
     assert!(matches!(&row.body, RowBody::User(u) if u.send == SendState::Delivered));
 }
@@ -340,7 +340,7 @@ fn tools_without_end_become_unknown_when_the_turn_ends() {
     );
     let turn = s.channel("c1").unwrap().turn.clone().unwrap();
     assert_eq!(turn.work_count, 2);
-    let key = tool_key(&turn.id, 1);
+    let key = RowKey::tool(&turn.id, 1);
     let RowBody::Tool(t) = &s.row("c1", &key).unwrap().body else {
         panic!()
     };
@@ -359,14 +359,14 @@ fn a_rejected_send_is_marked_failed_and_can_be_retried() {
     let effects = s.apply(frame(json!({"type":"error","code":"too_large","message":"Message too long.","client_msg_id":"k1"})), 0.0);
     assert_eq!(effects, vec![Effect::PersistOutbox]);
     assert!(
-        matches!(&s.row("c1", "u:k1").unwrap().body, RowBody::User(u) if u.send == SendState::Failed("Message too long.".into()))
+        matches!(&s.row("c1", &RowKey::send("k1")).unwrap().body, RowBody::User(u) if u.send == SendState::Failed("Message too long.".into()))
     );
     let effects = s.retry("k1");
     assert!(
         matches!(&sent(&effects)[..], [ClientFrame::MessageSend(m)] if m.client_msg_id == "k1")
     );
     assert!(
-        matches!(&s.row("c1", "u:k1").unwrap().body, RowBody::User(u) if u.send == SendState::Pending)
+        matches!(&s.row("c1", &RowKey::send("k1")).unwrap().body, RowBody::User(u) if u.send == SendState::Pending)
     );
     s.discard("k1");
     assert!(s.outbox().is_empty() && texts(&s, "c1").is_empty());
@@ -430,7 +430,7 @@ fn changes_name_only_the_row_that_streamed() {
     s.take_changes();
     s.apply(frame(json!({"type":"message.update","channel_id":"c1","turn_id":"t","message_id":"a","text":"more"})), 0.0);
     let changes = s.take_changes();
-    assert!(changes.contains(&Change::Row("c1".into(), "m:a".into())));
+    assert!(changes.contains(&Change::Row("c1".into(), RowKey::message("a"))));
     assert!(!changes
         .iter()
         .any(|c| matches!(c, Change::Order(_) | Change::Channels)));
@@ -521,7 +521,7 @@ fn restored_outbox_in_a_thread_shows_before_and_after_ready() {
     assert!(sent(&effects)
         .iter()
         .any(|f| matches!(f, ClientFrame::HistoryGet(h) if h.channel_id == "c1")));
-    let row = s.row("c1", &send_key("k9")).unwrap();
+    let row = s.row("c1", &RowKey::send("k9")).unwrap();
     assert!(matches!(&row.body, RowBody::User(u) if matches!(u.send, SendState::Failed(_))));
 }
 
@@ -566,7 +566,7 @@ fn an_echo_with_a_taken_seq_still_delivers_the_bubble() {
     s.apply(frame(message("c1", 1, "user", "mine", Some("k1"))), 0.0);
     assert!(s.outbox().is_empty());
     let row = s
-        .row("c1", &send_key("k1"))
+        .row("c1", &RowKey::send("k1"))
         .expect("the bubble stays shown");
     assert!(
         matches!(&row.body, RowBody::User(u) if u.send == SendState::Delivered),

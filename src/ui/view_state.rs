@@ -68,7 +68,7 @@ impl ViewState {
     }
 
     /// The signal of one row of the open thread.
-    pub fn row(&self, key: &str) -> Option<RwSignal<Row>> {
+    pub fn row(&self, key: &RowKey) -> Option<RwSignal<Row>> {
         self.rows.get(key)
     }
 
