@@ -93,7 +93,7 @@ impl Store {
             None => {}
         }
         let resend: Vec<_> = self
-            .outbox
+            .pending_sends
             .iter()
             .filter(|e| e.failed.is_none())
             .cloned()
@@ -178,7 +178,7 @@ impl Store {
     /// into a thread that does not exist; "Retry" sends them as a new thread.
     fn orphan_sends(&mut self, channel: &str) -> Vec<Effect> {
         let mut moved = Vec::new();
-        for e in &mut self.outbox {
+        for e in &mut self.pending_sends {
             if e.channel_id.as_deref() == Some(channel) {
                 e.channel_id = None;
                 e.channel_title = None;
@@ -193,7 +193,7 @@ impl Store {
         if moved.is_empty() {
             Vec::new()
         } else {
-            vec![Effect::PersistOutbox]
+            vec![Effect::PersistPendingSends]
         }
     }
 
@@ -213,7 +213,7 @@ impl Store {
         if jump {
             self.active = Some(id.clone());
             self.changes.push(Change::Active);
-            return vec![Effect::Navigate(Some(id)), Effect::PersistOutbox];
+            return vec![Effect::Navigate(Some(id)), Effect::PersistPendingSends];
         }
         Vec::new()
     }
@@ -221,15 +221,15 @@ impl Store {
     /// Moves a pending auto-thread send into the thread the gateway minted
     /// for it. True when the user was looking at it, so the app follows.
     fn relocate_pending(&mut self, client_msg_id: &str, to: &str) -> bool {
-        let Some(i) = self.outbox_index(client_msg_id) else {
+        let Some(i) = self.pending_index(client_msg_id) else {
             return false;
         };
-        let from = self.outbox[i].channel_id.clone().unwrap_or_default();
+        let from = self.pending_sends[i].channel_id.clone().unwrap_or_default();
         if from == to {
             return false;
         }
-        self.outbox[i].channel_id = Some(to.to_string());
-        self.outbox[i].channel_title = self.channels.get(to).map(|c| c.meta.title.clone());
+        self.pending_sends[i].channel_id = Some(to.to_string());
+        self.pending_sends[i].channel_title = self.channels.get(to).map(|c| c.meta.title.clone());
         let key = RowKey::send(client_msg_id);
         let row = self.timeline_mut(&from).and_then(|t| t.remove(&key));
         if let (Some(row), Some(c)) = (row, self.channels.get_mut(to)) {
@@ -248,11 +248,11 @@ impl Store {
         // An echo in another thread than the bubble (auto-thread without a
         // `channel.created` seen): move the bubble along first.
         let jump = self.relocate_pending(cmid, channel);
-        let Some(i) = self.outbox_index(cmid) else {
+        let Some(i) = self.pending_index(cmid) else {
             return Vec::new();
         };
-        self.outbox.remove(i);
-        let mut effects = vec![Effect::PersistOutbox];
+        self.pending_sends.remove(i);
+        let mut effects = vec![Effect::PersistPendingSends];
         if jump {
             self.active = Some(channel.to_string());
             self.changes.push(Change::Active);
@@ -294,16 +294,16 @@ impl Store {
             return Vec::new();
         }
         if let Some(cmid) = &e.client_msg_id {
-            if let Some(i) = self.outbox_index(cmid) {
+            if let Some(i) = self.pending_index(cmid) {
                 let why = if e.message.is_empty() {
                     format!("The gateway refused this message ({:?}).", e.code)
                 } else {
                     e.message.clone()
                 };
-                self.outbox[i].failed = Some(why);
-                let entry = self.outbox[i].clone();
+                self.pending_sends[i].failed = Some(why);
+                let entry = self.pending_sends[i].clone();
                 self.show_pending(&entry);
-                return vec![Effect::PersistOutbox];
+                return vec![Effect::PersistPendingSends];
             }
         }
         if let Some(id) = &e.channel_id {

@@ -150,7 +150,7 @@ async fn read_offline(b: &Browser, first: &str, online_rows: &[RowDump]) {
         show_rows(&rows)
     );
 
-    // A message typed now waits in the outbox.
+    // A message typed now waits with the pending sends.
     send(b, OFFLINE).await;
     b.wait_for(".msg-user.pending", secs(5)).await;
 }

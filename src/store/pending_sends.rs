@@ -8,7 +8,7 @@ use super::row::{Row, RowBody, SendState, UserMessage};
 use super::row_key::RowKey;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OutboxEntry {
+pub struct PendingSend {
     pub client_msg_id: String,
     /// `None`: sent from the new thread pane, auto-threaded by the gateway.
     pub channel_id: Option<String>,
@@ -23,7 +23,7 @@ pub struct OutboxEntry {
     pub channel_title: Option<String>,
 }
 
-impl OutboxEntry {
+impl PendingSend {
     /// The optimistic bubble shown until the echo replaces it.
     pub fn pending_row(&self) -> Row {
         Row {
