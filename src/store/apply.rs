@@ -11,11 +11,12 @@ use super::row_key::RowKey;
 use super::turn::{Turn, WorkEvent};
 use super::{Alert, Change, Effect, Store, NEW_THREAD};
 use crate::protocol::{
-    thread_preview, Channel, ChannelCreated, ChannelList, ChannelRenamed, ClientFrame,
-    CommentaryItem, Empty, ErrorCode, ErrorFrame, History, HistoryItem, InChannel, MessageItem,
-    MessageStart, MessageStop, MessageUpdate, Ready, SearchResults, ServerFrame, ToolEnd,
-    ToolProgress, ToolStart, Typing,
+    Channel, ChannelCreated, ChannelList, ChannelRenamed, ClientFrame, CommentaryItem, Empty,
+    ErrorCode, ErrorFrame, History, HistoryItem, InChannel, MessageItem, MessageStart, MessageStop,
+    MessageUpdate, Ready, SearchResults, ServerFrame, ToolEnd, ToolProgress, ToolStart, Typing,
 };
+use crate::render::thread_preview;
+
 /// Most `tool.progress` notes kept per tool card.
 const MAX_NOTES: usize = 20;
 
