@@ -607,72 +607,48 @@ fn pure_modules_import_no_reactive_ones() {
     );
 }
 
+/// A crate of `files` (path, code) in a fresh temporary folder, read.
+fn temp_crate(name: &str, files: &[(&str, &str)]) -> Crate {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    for (path, code) in files {
+        let path = dir.join(path);
+        fs::create_dir_all(path.parent().expect("a folder")).expect("temp dir");
+        fs::write(path, code).expect("write");
+    }
+    let mut krate = Crate::read(&dir);
+    let _ = fs::remove_dir_all(&dir);
+    for source in krate.files.values_mut() {
+        source.path = source
+            .path
+            .strip_prefix(&dir)
+            .expect("inside")
+            .to_path_buf();
+    }
+    krate
+}
+
 /// The purity checker itself: a pure module reaching `ui/` through another
 /// pure one, and one naming leptos, are found; a reactive module may import
 /// a pure one.
 #[test]
 fn a_pure_module_reaching_a_reactive_one_is_found() {
-    let dir = std::env::temp_dir().join(format!("module-purity-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).expect("temp dir");
-    let write = |p: &str, s: &str| fs::write(dir.join(p), s).expect("write");
-    write(
-        "lib.rs",
-        "mod ui;
-mod store;
-mod display;
-mod render;
-",
+    let krate = temp_crate(
+        "module-purity",
+        &[
+            ("lib.rs", "mod ui;\nmod store;\nmod display;\nmod render;\n"),
+            ("store.rs", "use crate::display::rule;\npub struct Store;\n"),
+            ("display.rs", "pub fn rule() { crate::ui::show() }\n"),
+            ("render.rs", "use leptos::prelude::*;\n"),
+            ("ui.rs", "use crate::store::Store;\npub fn show() {}\n"),
+        ],
     );
-    write(
-        "store.rs",
-        "use crate::display::rule;
-pub struct Store;
-",
-    );
-    write(
-        "display.rs",
-        "pub fn rule() { crate::ui::show() }
-",
-    );
-    write(
-        "render.rs",
-        "use leptos::prelude::*;
-",
-    );
-    write(
-        "ui.rs",
-        "use crate::store::Store;
-pub fn show() {}
-",
-    );
-    let krate = Crate::read(&dir);
-    let bad = reactive_reach(&krate);
-    let _ = fs::remove_dir_all(&dir);
-    let names: Vec<Vec<String>> = bad
-        .iter()
-        .map(|c| {
-            c.iter()
-                .map(|p| {
-                    Path::new(p)
-                        .strip_prefix(&dir)
-                        .unwrap_or(Path::new(p))
-                        .display()
-                        .to_string()
-                })
-                .collect()
-        })
-        .collect();
     assert_eq!(
-        names,
+        reactive_reach(&krate),
         vec![
-            vec!["display.rs".to_string(), "ui.rs".to_string()],
-            vec!["render.rs".to_string()],
-            vec![
-                "store.rs".to_string(),
-                "display.rs".to_string(),
-                "ui.rs".to_string()
-            ],
+            vec!["display.rs", "ui.rs"],
+            vec!["render.rs"],
+            vec!["store.rs", "display.rs", "ui.rs"],
         ]
     );
 }
@@ -681,40 +657,21 @@ pub fn show() {}
 /// inline path is found; a test module's import is not an edge.
 #[test]
 fn a_cycle_is_found() {
-    let dir = std::env::temp_dir().join(format!("module-graph-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(dir.join("ui")).expect("temp dir");
-    let write = |p: &str, s: &str| fs::write(dir.join(p), s).expect("write");
-    write("lib.rs", "mod ui;\nmod store;\npub use store::Store;\n");
-    write(
-        "store.rs",
-        "pub struct Store;\nfn f() -> crate::ui::view::View { todo!() }\n",
+    let krate = temp_crate(
+        "module-graph",
+        &[
+            ("lib.rs", "mod ui;\nmod store;\npub use store::Store;\n"),
+            (
+                "store.rs",
+                "pub struct Store;\nfn f() -> crate::ui::view::View { todo!() }\n",
+            ),
+            ("ui.rs", "mod view;\nmod other;\n"),
+            (
+                "ui/view.rs",
+                "// use crate::ui::other; (a comment is no import)\nuse crate::Store;\npub struct View;\n#[cfg(test)]\nmod tests { use super::super::other::*; }\n",
+            ),
+            ("ui/other.rs", "use super::view::View;\n"),
+        ],
     );
-    write("ui.rs", "mod view;\nmod other;\n");
-    write(
-        "ui/view.rs",
-        "// use crate::ui::other; (a comment is no import)\nuse crate::Store;\npub struct View;\n#[cfg(test)]\nmod tests { use super::super::other::*; }\n",
-    );
-    write("ui/other.rs", "use super::view::View;\n");
-    let krate = Crate::read(&dir);
-    let cycles = krate.cycles();
-    let _ = fs::remove_dir_all(&dir);
-    let names: Vec<Vec<String>> = cycles
-        .iter()
-        .map(|c| {
-            c.iter()
-                .map(|p| {
-                    Path::new(p)
-                        .strip_prefix(&dir)
-                        .unwrap_or(Path::new(p))
-                        .display()
-                        .to_string()
-                })
-                .collect()
-        })
-        .collect();
-    assert_eq!(
-        names,
-        vec![vec!["store.rs".to_string(), "ui/view.rs".to_string()]]
-    );
+    assert_eq!(krate.cycles(), vec![vec!["store.rs", "ui/view.rs"]]);
 }
