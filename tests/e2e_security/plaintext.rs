@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::common::*;
 use crate::support::connection::wait_status;
 use crate::support::fake_gateway::{FakeGateway, FakeOpts};
+use crate::support::tokens::*;
 use crate::support::ui::*;
 use crate::support::{exclusive, paths, run, secs, Browser, StaticServer};
 

@@ -4,8 +4,8 @@
 
 use serde_json::json;
 
-use super::common::*;
 use crate::support::connection::wait_status;
+use crate::support::tokens::*;
 use crate::support::ui::*;
 use crate::support::{run, secs};
 

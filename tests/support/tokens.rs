@@ -3,10 +3,10 @@
 
 use serde_json::Value;
 
-use crate::support::connection::wait_status;
-use crate::support::fake_gateway::FakeGateway;
-use crate::support::ui::*;
-use crate::support::{secs, App, Browser, GatewayOpts};
+use super::connection::wait_status;
+use super::fake_gateway::FakeGateway;
+use super::ui::*;
+use super::{secs, App, Browser, GatewayOpts};
 
 pub const TOKEN_A: &str = "tok-A-4c1d-secret";
 
