@@ -408,18 +408,8 @@ fn grouped(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{CommentaryItem, HistoryItem};
+    use crate::test_items::commentary;
     use serde_json::Value;
-
-    fn item(seq: u64) -> HistoryItem {
-        HistoryItem::Commentary(CommentaryItem {
-            seq,
-            message_id: format!("m{seq}"),
-            text: format!("note {seq}"),
-            ts: 1,
-            turn_id: None,
-        })
-    }
 
     /// The gateway's answer to `before` over a log of `n` items.
     fn page(channel: &str, n: u64, req: &HistoryGet) -> History {
@@ -429,7 +419,7 @@ mod tests {
         let lo = hi.saturating_sub(limit).max(1);
         History {
             channel_id: channel.into(),
-            items: (lo..hi).map(item).collect(),
+            items: (lo..hi).map(commentary).collect(),
             has_more: lo > 1,
             has_newer: None,
             before: req.before,
@@ -661,7 +651,7 @@ mod tests {
             .start("c1", "T", Format::Json, 10, 0, 0, true, 0.0)
             .expect("request");
         let mut h = page("c1", 10, &req);
-        h.items = (6..=10).chain(8..=10).rev().map(item).collect();
+        h.items = (6..=10).chain(8..=10).rev().map(commentary).collect();
         h.has_more = true;
         let Some(Step::Next(_)) = ex.on_page(h, 0.0, &mut Texts) else {
             panic!("expected a next page");
@@ -670,7 +660,7 @@ mod tests {
         assert_eq!(next.before, Some(6), "asks below the oldest seen");
         // The same items again, claiming more: none is new, so it ends.
         let mut again = page("c1", 10, &req);
-        again.items = (6..=10).map(item).collect();
+        again.items = (6..=10).map(commentary).collect();
         again.before = next.before;
         again.has_more = true;
         let Some(Step::Done(file)) = ex.on_page(again, 0.0, &mut Texts) else {

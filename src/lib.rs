@@ -20,4 +20,6 @@ pub mod search;
 pub mod settings;
 pub mod shortcuts;
 pub mod store;
+#[cfg(test)]
+mod test_items;
 pub mod ui;

@@ -28,5 +28,4 @@ mod e2e_approvals {
     mod attention;
     mod demo;
     mod devices;
-    mod helpers;
 }

@@ -14,9 +14,9 @@ mod support;
 
 use std::time::Duration;
 
-use fantoccini::actions::{InputSource, PointerAction, TouchActions, MOUSE_BUTTON_LEFT};
 use serde_json::{json, Value};
 
+use support::threads::touch_hold;
 use support::ui::{close_settings, demo_app, new_thread_answered, open_settings, COMPOSER};
 use support::{run, secs, Browser};
 
@@ -107,30 +107,6 @@ async fn keyboard(b: &Browser, height: Option<f64>) {
     .await;
 }
 
-/// A finger on the thread's link for `hold`, with WebDriver touch actions.
-async fn long_press(b: &Browser, channel: &str, hold: Duration) {
-    let css = format!(".thread-item[data-channel-id=\"{channel}\"] a");
-    let el = b.wait_for(&css, secs(10)).await;
-    let finger = TouchActions::new("finger".into())
-        .then(PointerAction::MoveToElement {
-            element: el,
-            duration: None,
-            x: 0.0,
-            y: 0.0,
-        })
-        .then(PointerAction::Down {
-            button: MOUSE_BUTTON_LEFT,
-        })
-        .pause(hold)
-        .then(PointerAction::Up {
-            button: MOUSE_BUTTON_LEFT,
-        });
-    if let Err(e) = b.client().perform_actions(finger).await {
-        b.fail(&format!("touch actions failed: {e}")).await;
-    }
-    let _ = b.client().release_actions().await;
-}
-
 #[test]
 fn drawer_long_press_and_every_tap_target_on_a_phone() {
     run(|| async {
@@ -147,7 +123,7 @@ fn drawer_long_press_and_every_tap_target_on_a_phone() {
         b.wait_for(".app.drawer-open", secs(5)).await;
         small.extend(small_targets(b, "drawer open").await);
 
-        long_press(b, &channel, Duration::from_millis(900)).await;
+        touch_hold(b, &channel, Duration::from_millis(900), false).await;
         b.wait_for("[data-testid=thread-menu]", secs(5)).await;
         small.extend(small_targets(b, "thread menu open").await);
         if !small.is_empty() {

@@ -15,9 +15,5 @@
 mod support;
 
 mod e2e_offline {
-    // The resilience suite's helpers (proxy, status, timeline dump).
-    #[allow(dead_code)]
-    #[path = "../e2e_resilience/common.rs"]
-    mod common;
     mod reading;
 }

@@ -11,7 +11,7 @@
 //! | File | Proves |
 //! |---|---|
 //! | `supervisor.rs` | backoff with jitter, status and "retry now", heartbeat, handshake timeout, unauthorized / wrong protocol stop retrying |
-//! | `outbox.rs` | offline sends are pending, survive a reload, are sent exactly once; rejected sends show the error and retry |
+//! | `pending_sends.rs` | offline sends are pending, survive a reload, are sent exactly once; rejected sends show the error and retry |
 //! | `resume.rs` | a running turn resumes live after a dropped socket, a gateway killed and restarted, a page reload |
 //! | `hostile.rs` | hostile text is inert everywhere it is shown; nothing remote is fetched |
 //! | `csp.rs` | the Content-Security-Policy is strict and a full turn runs without a violation |
@@ -22,10 +22,9 @@ mod support;
 
 mod e2e_resilience {
     mod adversarial;
-    mod common;
     mod csp;
     mod hostile;
-    mod outbox;
+    mod pending_sends;
     mod resume;
     mod supervisor;
 }

@@ -17,7 +17,6 @@
 mod support;
 
 mod e2e_search {
-    mod helpers;
     mod jump;
     mod real_gateway;
     mod search;

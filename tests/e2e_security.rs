@@ -19,7 +19,6 @@
 mod support;
 
 mod e2e_security {
-    mod common;
     mod frame;
     mod links;
     mod plaintext;

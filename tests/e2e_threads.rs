@@ -14,8 +14,6 @@
 mod support;
 
 mod e2e_threads {
-    mod helpers;
-
     mod auto_thread;
     mod export;
     mod menu;

@@ -4,7 +4,8 @@
 //! `crate::…` / `super::…` paths), each name followed to the file that
 //! defines it through `pub use` re-exports, the way `farm-studio look`
 //! draws the house. Test code (`tests.rs`, `*_tests.rs`, `#[cfg(test)]`
-//! modules) is left out: tests may reach anywhere.
+//! modules) is left out: tests may reach anywhere. And the client's pure
+//! modules (`PURE`) reach no reactive one.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -513,44 +514,164 @@ fn the_protocol_has_no_import_cycle() {
     assert_acyclic("protocol/src");
 }
 
+/// The client's pure modules: plain Rust, tested on the host. Everything
+/// else (`ui/`, the socket, `main.rs`) is reactive or browser glue.
+const PURE: &[&str] = &[
+    "announce",
+    "app_update",
+    "attention",
+    "deep_link",
+    "display",
+    "export",
+    "net::address",
+    "net::backoff",
+    "net::endpoint",
+    "net::heartbeat",
+    "offline",
+    "render",
+    "search",
+    "settings",
+    "shortcuts",
+    "store",
+];
+
+/// Crates that only work in the browser or a reactive runtime.
+const REACTIVE_CRATES: &[&str] = &["leptos", "web_sys", "js_sys", "wasm_bindgen", "gloo"];
+
+/// Whether `word` appears in `code` as a whole identifier.
+fn names(code: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    code.match_indices(word).any(|(i, _)| {
+        let before = code[..i].chars().next_back();
+        let after = code[i + word.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
+}
+
+/// Pure modules that reach a reactive one (in `ui/`, or naming a browser
+/// or Leptos crate), directly or through others: each as its chain of files.
+fn reactive_reach(krate: &Crate) -> Vec<Vec<String>> {
+    let edges = krate.edges();
+    let is_pure = |m: &ModPath| {
+        PURE.iter().any(|p| {
+            let p: Vec<&str> = p.split("::").collect();
+            m.len() >= p.len() && m.iter().zip(&p).all(|(a, b)| a == b)
+        })
+    };
+    let reactive = |m: &ModPath| {
+        m.first().is_some_and(|s| s == "ui")
+            || REACTIVE_CRATES
+                .iter()
+                .any(|c| names(&krate.files[m].code, c))
+    };
+    let mut bad = Vec::new();
+    for start in krate.files.keys().filter(|m| is_pure(m)) {
+        // Depth first, remembering how each module was reached; the crate
+        // root only re-exports the protocol and declares modules.
+        let mut via: BTreeMap<&ModPath, &ModPath> = BTreeMap::new();
+        let mut stack = vec![start];
+        while let Some(m) = stack.pop() {
+            if reactive(m) {
+                let mut chain = vec![krate.files[m].path.display().to_string()];
+                let mut at = m;
+                while let Some(prev) = via.get(at) {
+                    chain.push(krate.files[*prev].path.display().to_string());
+                    at = prev;
+                }
+                chain.reverse();
+                bad.push(chain);
+                break;
+            }
+            for next in edges.get(m).into_iter().flatten() {
+                if !next.is_empty() && next != start && !via.contains_key(next) {
+                    via.insert(next, m);
+                    stack.push(next);
+                }
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn pure_modules_import_no_reactive_ones() {
+    let krate = Crate::read(&crate_dir("src"));
+    for p in PURE {
+        let m: ModPath = p.split("::").map(str::to_string).collect();
+        assert!(krate.files.contains_key(&m), "no module {p} in src/");
+    }
+    let bad = reactive_reach(&krate);
+    assert!(
+        bad.is_empty(),
+        "pure modules that reach reactive ones: {bad:#?}"
+    );
+}
+
+/// A crate of `files` (path, code) in a fresh temporary folder, read.
+fn temp_crate(name: &str, files: &[(&str, &str)]) -> Crate {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    for (path, code) in files {
+        let path = dir.join(path);
+        fs::create_dir_all(path.parent().expect("a folder")).expect("temp dir");
+        fs::write(path, code).expect("write");
+    }
+    let mut krate = Crate::read(&dir);
+    let _ = fs::remove_dir_all(&dir);
+    for source in krate.files.values_mut() {
+        source.path = source
+            .path
+            .strip_prefix(&dir)
+            .expect("inside")
+            .to_path_buf();
+    }
+    krate
+}
+
+/// The purity checker itself: a pure module reaching `ui/` through another
+/// pure one, and one naming leptos, are found; a reactive module may import
+/// a pure one.
+#[test]
+fn a_pure_module_reaching_a_reactive_one_is_found() {
+    let krate = temp_crate(
+        "module-purity",
+        &[
+            ("lib.rs", "mod ui;\nmod store;\nmod display;\nmod render;\n"),
+            ("store.rs", "use crate::display::rule;\npub struct Store;\n"),
+            ("display.rs", "pub fn rule() { crate::ui::show() }\n"),
+            ("render.rs", "use leptos::prelude::*;\n"),
+            ("ui.rs", "use crate::store::Store;\npub fn show() {}\n"),
+        ],
+    );
+    assert_eq!(
+        reactive_reach(&krate),
+        vec![
+            vec!["display.rs", "ui.rs"],
+            vec!["render.rs"],
+            vec!["store.rs", "display.rs", "ui.rs"],
+        ]
+    );
+}
+
 /// The checker itself: a loop through a re-export, a `super` path and an
 /// inline path is found; a test module's import is not an edge.
 #[test]
 fn a_cycle_is_found() {
-    let dir = std::env::temp_dir().join(format!("module-graph-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(dir.join("ui")).expect("temp dir");
-    let write = |p: &str, s: &str| fs::write(dir.join(p), s).expect("write");
-    write("lib.rs", "mod ui;\nmod store;\npub use store::Store;\n");
-    write(
-        "store.rs",
-        "pub struct Store;\nfn f() -> crate::ui::view::View { todo!() }\n",
+    let krate = temp_crate(
+        "module-graph",
+        &[
+            ("lib.rs", "mod ui;\nmod store;\npub use store::Store;\n"),
+            (
+                "store.rs",
+                "pub struct Store;\nfn f() -> crate::ui::view::View { todo!() }\n",
+            ),
+            ("ui.rs", "mod view;\nmod other;\n"),
+            (
+                "ui/view.rs",
+                "// use crate::ui::other; (a comment is no import)\nuse crate::Store;\npub struct View;\n#[cfg(test)]\nmod tests { use super::super::other::*; }\n",
+            ),
+            ("ui/other.rs", "use super::view::View;\n"),
+        ],
     );
-    write("ui.rs", "mod view;\nmod other;\n");
-    write(
-        "ui/view.rs",
-        "// use crate::ui::other; (a comment is no import)\nuse crate::Store;\npub struct View;\n#[cfg(test)]\nmod tests { use super::super::other::*; }\n",
-    );
-    write("ui/other.rs", "use super::view::View;\n");
-    let krate = Crate::read(&dir);
-    let cycles = krate.cycles();
-    let _ = fs::remove_dir_all(&dir);
-    let names: Vec<Vec<String>> = cycles
-        .iter()
-        .map(|c| {
-            c.iter()
-                .map(|p| {
-                    Path::new(p)
-                        .strip_prefix(&dir)
-                        .unwrap_or(Path::new(p))
-                        .display()
-                        .to_string()
-                })
-                .collect()
-        })
-        .collect();
-    assert_eq!(
-        names,
-        vec![vec!["store.rs".to_string(), "ui/view.rs".to_string()]]
-    );
+    assert_eq!(krate.cycles(), vec![vec!["store.rs", "ui/view.rs"]]);
 }

@@ -5,7 +5,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use aria_web::protocol::{Choice, ClientFrame, ServerFrame};
-use aria_web::store::{approval_key, ApprovalState, Effect, RowBody, Store};
+use aria_web::store::{ApprovalState, Effect, RowBody, RowKey, Store};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -166,7 +166,7 @@ proptest! {
                 if let Effect::Send(f) = e {
                     prop_assert!(!f.encode().is_empty());
                     if let ClientFrame::ApprovalRespond(r) = &f {
-                        let row = store.row(&r.channel_id, &approval_key(&r.request_id));
+                        let row = store.row(&r.channel_id, &RowKey::approval(&r.request_id));
                         let answering = matches!(row.map(|r| &r.body), Some(RowBody::Approval(a))
                             if a.state == ApprovalState::Pending { answering: true });
                         prop_assert!(answering, "an answer for a request not answering: {r:?}");

@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Sizes, Urls};
+use super::{report_long_tasks, Sizes, Urls};
 use crate::cdp::{self, MainThread};
 use crate::measure::{median, percentile};
 use crate::page::Page;
-use crate::report::{Report, Target};
+use crate::report::Report;
 use crate::support::secs;
 
 const SCENARIO: &str = "Tool flood";
@@ -26,20 +26,7 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
     let start = all.first("tool.start").unwrap_or(t0);
     let w = all.window(start, all.now);
 
-    report.metric(
-        SCENARIO,
-        "long tasks over 50 ms",
-        w.long_tasks.len() as f64,
-        "",
-        Some(Target::AtMost(0.0)),
-    );
-    report.metric(
-        SCENARIO,
-        "longest task",
-        w.longest_task(),
-        "ms",
-        Some(Target::AtMost(50.0)),
-    );
+    report_long_tasks(report, SCENARIO, &format!("{calls} tool calls"), &w);
     let render = w.render_times();
     report.metric(
         SCENARIO,
@@ -67,13 +54,12 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
     report.note(
         SCENARIO,
         format!(
-            "{}; {} tool frames handled from the socket: p50 {:.3} ms each, mean {:.3} ms ({:.0} frames/s through the live WebSocket handler){}",
+            "{}; {} tool frames handled from the socket: p50 {:.3} ms each, mean {:.3} ms ({:.0} frames/s through the live WebSocket handler)",
             main.describe(),
             tool_frames.len(),
             median(&tool_frames),
             per_frame,
             1000.0 / per_frame,
-            w.worst_frame().map(|f| format!("; {f}")).unwrap_or_default()
         ),
     );
 

@@ -2,12 +2,12 @@
 //! answers across devices, repeats and errors, re-send on join, timeouts,
 //! cancel, shutdown and the log.
 
-mod common;
+mod support;
 
 use std::time::{Duration, Instant};
 
-use common::{hello, open, types, Client, Gateway};
 use serde_json::{json, Value};
+use support::{hello, open, types, Client, Gateway};
 
 /// A device with its own `device_id`.
 async fn device(gw: &Gateway, device_id: &str) -> Client {
@@ -381,7 +381,7 @@ async fn shutdown_resolves_pending_requests_as_cancelled() {
     );
     client.recv_close().await;
 
-    let server = aria_gateway::serve(common::config(dir.path(), 1))
+    let server = aria_gateway::serve(support::config(dir.path(), 1))
         .await
         .expect("restart");
     let mut client = Client::connect(&server.ws_url(), None).await;

@@ -1,9 +1,9 @@
 //! Channels, auto-threading, history paging and persistence across restarts.
 
-mod common;
+mod support;
 
-use common::{config, seqs, Client, Gateway};
 use serde_json::{json, Value};
+use support::{config, seqs, Client, Gateway};
 
 fn error_of(frame: &Value) -> (&str, Option<&str>) {
     assert_eq!(frame["type"], "error", "{frame}");

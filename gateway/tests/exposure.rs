@@ -3,7 +3,7 @@
 //! token, refused upgrades are logged with the offending value, and wrong
 //! `hello` tokens are throttled per client address.
 
-mod common;
+mod support;
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
@@ -12,8 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{hello, Client, Gateway};
 use serde_json::json;
+use support::{hello, Client, Gateway};
 use tokio::net::TcpSocket;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
@@ -155,7 +155,7 @@ async fn generate_token_makes_one_token_prints_it_once_and_reuses_it() {
         "ready"
     );
     let mut wrong = Client {
-        ws: common::open(&url).await,
+        ws: support::open(&url).await,
         ready: json!(null),
     };
     wrong.send(hello(Some("guess"))).await;

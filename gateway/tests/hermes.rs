@@ -3,24 +3,20 @@
 //! no network. Without the venv the test fails, saying how to install it,
 //! unless `ARIA_SKIP_HERMES=1`.
 
-mod common;
-#[path = "support/fake_model.rs"]
-mod fake_model;
-#[path = "support/hermes.rs"]
-mod hermes;
+mod support;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use aria_gateway::{serve, AgentKind, Config, RunningServer};
-use common::{types, Client};
-use fake_model::{FakeModel, COMMAND_ANSWER, TOOL_ANSWER};
-use hermes::Hermes;
 use serde_json::{json, Value};
+use support::fake_model::{FakeModel, COMMAND_ANSWER, TOOL_ANSWER};
+use support::hermes::Hermes;
+use support::{types, Client};
 use tokio_tungstenite::tungstenite::Message;
 
 /// A cold Hermes takes several seconds over its first turn (imports, tool
-/// discovery); the common helpers wait 10 s per frame at most.
+/// discovery); the support helpers wait 10 s per frame at most.
 const TURN_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// A gateway on `data_dir` whose `hermes` agent talks to `url` with `key`.
@@ -34,7 +30,7 @@ async fn gateway_with(
     key: &str,
     adjust: impl FnOnce(&mut Config),
 ) -> RunningServer {
-    let mut config: Config = common::config(data_dir, 1);
+    let mut config: Config = support::config(data_dir, 1);
     config.agent = AgentKind::Hermes;
     config.hermes.base_url = url.to_string();
     config.hermes.api_key = key.to_string();
@@ -158,7 +154,7 @@ fn pair(role: &str, content: &str) -> (String, String) {
 /// Hermes, or `None` when `ARIA_SKIP_HERMES=1`; panics with the install
 /// hint when it is missing.
 fn hermes_or_skip() -> Option<Hermes> {
-    if hermes::skip_requested() {
+    if support::hermes::skip_requested() {
         eprintln!("ARIA_SKIP_HERMES=1: skipping the test against Hermes Agent");
         return None;
     }

@@ -5,7 +5,7 @@
 //! an accepted `client_msg_id` after the restart is answered with the
 //! original echo instead of a second turn.
 
-mod common;
+mod support;
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;
@@ -14,8 +14,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::Client;
 use serde_json::{json, Value};
+use support::Client;
 
 /// The gateway binary as a child process on a free port.
 struct Process {

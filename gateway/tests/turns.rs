@@ -1,12 +1,12 @@
 //! Demo turns end to end: frame order, seq, scenarios, broadcast to other
 //! devices, joining mid-turn, cancel, queueing and idempotent sends.
 
-mod common;
+mod support;
 
 use std::time::Duration;
 
-use common::{types, Gateway};
 use serde_json::{json, Value};
+use support::{types, Gateway};
 
 fn of_type<'a>(frames: &'a [Value], ty: &str) -> Vec<&'a Value> {
     frames.iter().filter(|f| f["type"] == ty).collect()

@@ -14,9 +14,9 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
     let seq = row.seq?;
     let turn_id = row.turn.clone();
     let ts = row.ts;
-    // Rows of messages are keyed `m:<message_id>` (user messages of this
-    // client by their `client_msg_id` instead, which is kept as well).
-    let message_id = row.key.strip_prefix("m:").unwrap_or(&row.key).to_string();
+    // Rows of messages are keyed by their `message_id` (user messages of
+    // this client by their `client_msg_id` instead, which is kept as well).
+    let message_id = row.key.message_id().unwrap_or(row.key.as_str()).to_string();
     Some(match &row.body {
         RowBody::User(u) => {
             if u.send != SendState::Delivered {
@@ -107,7 +107,7 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
 mod tests {
     use super::*;
     use crate::protocol::Choice;
-    use crate::store::{message_key, send_key, Answer, UserMessage};
+    use crate::store::{Answer, RowKey, UserMessage};
 
     fn message(role: Role, cmid: Option<&str>) -> MessageItem {
         MessageItem {
@@ -197,7 +197,7 @@ mod tests {
     #[test]
     fn live_rows_are_not_kept() {
         let pending = Row {
-            key: send_key("k_1"),
+            key: RowKey::send("k_1"),
             seq: None,
             turn: None,
             ts: 0,
@@ -209,7 +209,7 @@ mod tests {
         };
         assert_eq!(item_of(&pending), None);
         let streaming = Row {
-            key: message_key("m2"),
+            key: RowKey::message("m2"),
             seq: Some(9),
             turn: None,
             ts: 0,

@@ -126,22 +126,13 @@ pub fn gateway_range(gateway: &str) -> (String, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{CommentaryItem, HistoryItem};
-
-    fn item(seq: u64) -> HistoryItem {
-        HistoryItem::Commentary(CommentaryItem {
-            seq,
-            message_id: format!("c{seq}"),
-            text: format!("note {seq}"),
-            ts: 0,
-            turn_id: None,
-        })
-    }
+    use crate::protocol::HistoryItem;
+    use crate::test_items::commentary;
 
     fn page(id: &str, n: u64) -> History {
         History {
             channel_id: id.into(),
-            items: (1..=n).map(item).collect(),
+            items: (1..=n).map(commentary).collect(),
             has_more: false,
             has_newer: None,
             before: None,

@@ -24,6 +24,10 @@ pub mod url_policy;
 #[path = "../../tests/support/xss_corpus.rs"]
 mod xss_corpus;
 
+/// The one thread-preview rule, for the client's own previews and those a
+/// gateway sends; written in the protocol crate so the reference gateway
+/// stores the same (protocol.md §11).
+pub use crate::protocol::thread_preview;
 pub use format::{args_pretty, duration, short_preview, tokens};
 pub use incremental::{completed_prefix_len, IncrementalMarkdown, RenderDelta};
 pub use markdown::to_html;

@@ -6,18 +6,17 @@
 use super::approval::{answered_elsewhere, end_waiting, resolved_row};
 use super::channel::{ChannelState, PageRequest};
 use super::jump::{absorb_ahead, is_ahead, replace_window};
-use super::row::{
-    logged_tool_key, message_key, send_key, tool_key, Answer, Row, RowBody, SendState, ToolCall,
-    ToolState,
-};
+use super::row::{Answer, Row, RowBody, SendState, ToolCall, ToolState};
+use super::row_key::RowKey;
 use super::turn::{Turn, WorkEvent};
 use super::{Alert, Change, Effect, Store, NEW_THREAD};
 use crate::protocol::{
-    thread_preview, Channel, ChannelCreated, ChannelList, ChannelRenamed, ClientFrame,
-    CommentaryItem, Empty, ErrorCode, ErrorFrame, History, HistoryItem, InChannel, MessageItem,
-    MessageStart, MessageStop, MessageUpdate, Ready, SearchResults, ServerFrame, ToolEnd,
-    ToolProgress, ToolStart, Typing,
+    Channel, ChannelCreated, ChannelList, ChannelRenamed, ClientFrame, CommentaryItem, Empty,
+    ErrorCode, ErrorFrame, History, HistoryItem, InChannel, MessageItem, MessageStart, MessageStop,
+    MessageUpdate, Ready, SearchResults, ServerFrame, ToolEnd, ToolProgress, ToolStart, Typing,
 };
+use crate::render::thread_preview;
+
 /// Most `tool.progress` notes kept per tool card.
 const MAX_NOTES: usize = 20;
 
@@ -95,7 +94,7 @@ impl Store {
             None => {}
         }
         let resend: Vec<_> = self
-            .outbox
+            .pending_sends
             .iter()
             .filter(|e| e.failed.is_none())
             .cloned()
@@ -180,7 +179,7 @@ impl Store {
     /// into a thread that does not exist; "Retry" sends them as a new thread.
     fn orphan_sends(&mut self, channel: &str) -> Vec<Effect> {
         let mut moved = Vec::new();
-        for e in &mut self.outbox {
+        for e in &mut self.pending_sends {
             if e.channel_id.as_deref() == Some(channel) {
                 e.channel_id = None;
                 e.channel_title = None;
@@ -195,7 +194,7 @@ impl Store {
         if moved.is_empty() {
             Vec::new()
         } else {
-            vec![Effect::PersistOutbox]
+            vec![Effect::PersistPendingSends]
         }
     }
 
@@ -215,7 +214,7 @@ impl Store {
         if jump {
             self.active = Some(id.clone());
             self.changes.push(Change::Active);
-            return vec![Effect::Navigate(Some(id)), Effect::PersistOutbox];
+            return vec![Effect::Navigate(Some(id)), Effect::PersistPendingSends];
         }
         Vec::new()
     }
@@ -223,16 +222,16 @@ impl Store {
     /// Moves a pending auto-thread send into the thread the gateway minted
     /// for it. True when the user was looking at it, so the app follows.
     fn relocate_pending(&mut self, client_msg_id: &str, to: &str) -> bool {
-        let Some(i) = self.outbox_index(client_msg_id) else {
+        let Some(i) = self.pending_index(client_msg_id) else {
             return false;
         };
-        let from = self.outbox[i].channel_id.clone().unwrap_or_default();
+        let from = self.pending_sends[i].channel_id.clone().unwrap_or_default();
         if from == to {
             return false;
         }
-        self.outbox[i].channel_id = Some(to.to_string());
-        self.outbox[i].channel_title = self.channels.get(to).map(|c| c.meta.title.clone());
-        let key = send_key(client_msg_id);
+        self.pending_sends[i].channel_id = Some(to.to_string());
+        self.pending_sends[i].channel_title = self.channels.get(to).map(|c| c.meta.title.clone());
+        let key = RowKey::send(client_msg_id);
         let row = self.timeline_mut(&from).and_then(|t| t.remove(&key));
         if let (Some(row), Some(c)) = (row, self.channels.get_mut(to)) {
             c.timeline.upsert(row);
@@ -250,11 +249,11 @@ impl Store {
         // An echo in another thread than the bubble (auto-thread without a
         // `channel.created` seen): move the bubble along first.
         let jump = self.relocate_pending(cmid, channel);
-        let Some(i) = self.outbox_index(cmid) else {
+        let Some(i) = self.pending_index(cmid) else {
             return Vec::new();
         };
-        self.outbox.remove(i);
-        let mut effects = vec![Effect::PersistOutbox];
+        self.pending_sends.remove(i);
+        let mut effects = vec![Effect::PersistPendingSends];
         if jump {
             self.active = Some(channel.to_string());
             self.changes.push(Change::Active);
@@ -263,7 +262,7 @@ impl Store {
         effects
     }
 
-    fn mark_delivered(&mut self, channel: &str, key: &str) {
+    fn mark_delivered(&mut self, channel: &str, key: &RowKey) {
         let Some(c) = self.channels.get_mut(channel) else {
             return;
         };
@@ -275,7 +274,7 @@ impl Store {
             if u.send != SendState::Delivered {
                 u.send = SendState::Delivered;
                 self.changes
-                    .push(Change::Row(channel.to_string(), key.to_string()));
+                    .push(Change::Row(channel.to_string(), key.clone()));
             }
         }
     }
@@ -296,16 +295,16 @@ impl Store {
             return Vec::new();
         }
         if let Some(cmid) = &e.client_msg_id {
-            if let Some(i) = self.outbox_index(cmid) {
+            if let Some(i) = self.pending_index(cmid) {
                 let why = if e.message.is_empty() {
                     format!("The gateway refused this message ({:?}).", e.code)
                 } else {
                     e.message.clone()
                 };
-                self.outbox[i].failed = Some(why);
-                let entry = self.outbox[i].clone();
+                self.pending_sends[i].failed = Some(why);
+                let entry = self.pending_sends[i].clone();
                 self.show_pending(&entry);
-                return vec![Effect::PersistOutbox];
+                return vec![Effect::PersistPendingSends];
             }
         }
         if let Some(id) = &e.channel_id {
@@ -478,7 +477,7 @@ impl Store {
         let Some(turn) = self.ensure_turn(channel, turn_id.as_deref(), now_ms) else {
             return;
         };
-        let key = message_key(message_id);
+        let key = RowKey::message(message_id);
         let Some(c) = self.channels.get_mut(channel) else {
             return;
         };
@@ -517,7 +516,7 @@ impl Store {
     }
 
     fn on_message_stop(&mut self, s: MessageStop) -> Vec<Effect> {
-        let key = message_key(&s.message_id);
+        let key = RowKey::message(&s.message_id);
         let turn = match self.turn_mut(&s.channel_id) {
             Some(t) => {
                 t.answered = true;
@@ -546,7 +545,7 @@ impl Store {
     fn on_message(&mut self, m: InChannel<MessageItem>) -> Vec<Effect> {
         let own = self.delivered(&m.channel_id, m.item.client_msg_id.as_deref());
         let mut effects = own.clone();
-        let own_key = m.item.client_msg_id.as_deref().map(send_key);
+        let own_key = m.item.client_msg_id.as_deref().map(RowKey::send);
         let row = Row::from_message(m.item);
         if matches!(row.body, RowBody::Assistant(_)) {
             if let Some(t) = self.turn_mut(&m.channel_id) {
@@ -580,7 +579,7 @@ impl Store {
         let Some(turn) = self.ensure_turn(&t.channel_id, t.turn_id.as_deref(), now_ms) else {
             return Vec::new();
         };
-        let key = tool_key(&turn, t.index);
+        let key = RowKey::tool(&turn, t.index);
         let Some(c) = self.channels.get_mut(&t.channel_id) else {
             return Vec::new();
         };
@@ -614,7 +613,7 @@ impl Store {
         let Some(turn) = self.ensure_turn(&p.channel_id, p.turn_id.as_deref(), now_ms) else {
             return Vec::new();
         };
-        let key = tool_key(&turn, p.index);
+        let key = RowKey::tool(&turn, p.index);
         let Some(c) = self.channels.get_mut(&p.channel_id) else {
             return Vec::new();
         };
@@ -647,7 +646,7 @@ impl Store {
             (None, Some(t)) => Some(t.id.clone()),
             (None, None) => None,
         };
-        let key = logged_tool_key(turn.as_deref(), e.index, e.seq);
+        let key = RowKey::logged_tool(turn.as_deref(), e.index, e.seq);
         let started = match self.row(&e.channel_id, &key) {
             Some(Row {
                 body: RowBody::Tool(call),

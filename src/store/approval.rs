@@ -3,7 +3,8 @@
 //! The store answers only when the user acts ([`Store::respond`]), once.
 
 use super::channel::ChannelState;
-use super::row::{approval_key, shown_choices, Approval, ApprovalState, Row, RowBody};
+use super::row::{shown_choices, Approval, ApprovalState, Row, RowBody};
+use super::row_key::RowKey;
 use super::{Alert, Change, Effect, Store};
 use crate::protocol::{
     ApprovalItem, ApprovalRequest, ApprovalRespond, Choice, ClientFrame, ErrorCode, ErrorFrame,
@@ -18,7 +19,7 @@ impl Store {
         if !self.online {
             return Vec::new();
         }
-        let key = approval_key(request_id);
+        let key = RowKey::approval(request_id);
         let Some(approval) = self
             .channels
             .get_mut(channel)
@@ -48,7 +49,7 @@ impl Store {
         let Some(turn) = self.ensure_turn(&r.channel_id, r.turn_id.as_deref(), now_ms) else {
             return Vec::new();
         };
-        let key = approval_key(&r.request_id);
+        let key = RowKey::approval(&r.request_id);
         let Some(c) = self.channels.get_mut(&r.channel_id) else {
             return Vec::new();
         };
@@ -109,7 +110,7 @@ impl Store {
     /// An error about a request: this device's answer was not taken, so
     /// the user may answer again (or sees that nothing waits any more).
     pub(super) fn on_approval_error(&mut self, request_id: &str, e: ErrorFrame) {
-        let key = approval_key(request_id);
+        let key = RowKey::approval(request_id);
         let channel = match &e.channel_id {
             Some(id) => Some(id.clone()),
             None => self
@@ -178,7 +179,7 @@ pub(super) fn resolved_row(
     elsewhere: bool,
     changes: &mut Vec<Change>,
 ) -> Row {
-    let key = approval_key(&item.request_id);
+    let key = RowKey::approval(&item.request_id);
     let id = c.meta.channel_id.clone();
     let row = Row::from_approval(item, elsewhere, c.timeline.get(&key));
     if c.waiting.contains(&key) {
@@ -204,7 +205,7 @@ pub(super) fn answered_elsewhere(this_device: &str, item: &ApprovalItem) -> bool
         .is_some_and(|d| !d.is_empty() && d != this_device)
 }
 
-fn approval_mut<'a>(c: &'a mut ChannelState, key: &str) -> Option<&'a mut Approval> {
+fn approval_mut<'a>(c: &'a mut ChannelState, key: &RowKey) -> Option<&'a mut Approval> {
     match c.timeline.get_mut(key) {
         Some(Row {
             body: RowBody::Approval(a),

@@ -3,7 +3,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::row::{Row, RowKey};
+use super::row::Row;
+use super::row_key::RowKey;
 use super::timeline::Timeline;
 use super::turn::Turn;
 use crate::protocol::Channel;

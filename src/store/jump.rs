@@ -7,7 +7,8 @@
 //! page on "Jump to latest".
 
 use super::channel::{ChannelState, PageRequest};
-use super::row::{Row, RowKey};
+use super::row::Row;
+use super::row_key::RowKey;
 use super::{Change, Effect, Store};
 
 /// The item the view should bring on screen and mark.

@@ -113,7 +113,7 @@ fn a_jump_loads_one_page_around_the_item_and_focuses_it() {
         s.focus(),
         Some(&Focus {
             channel: "c1".into(),
-            key: "m:m2500".into(),
+            key: RowKey::message("m2500"),
             seq: 2500
         })
     );
@@ -267,6 +267,6 @@ fn a_deep_link_before_ready_asks_around_once_connected() {
     assert_eq!(gets.len(), 1, "{gets:?}");
     assert_eq!(gets[0].around, Some(42));
     serve(&mut s, 100, effects);
-    assert_eq!(s.focus().map(|f| f.key.as_str()), Some("m:m42"));
+    assert_eq!(s.focus().map(|f| &f.key), Some(&RowKey::message("m42")));
     assert_eq!(seqs(&s), (17..=66).collect::<Vec<_>>());
 }

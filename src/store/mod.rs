@@ -12,8 +12,9 @@ mod channel;
 mod id_map;
 mod jump;
 mod offline;
-mod outbox;
+mod pending_sends;
 mod row;
+mod row_key;
 mod search;
 mod timeline;
 mod turn;
@@ -29,11 +30,12 @@ use id_map::IdMap;
 
 pub use channel::{ChannelState, PageRequest};
 pub use jump::Focus;
-pub use outbox::OutboxEntry;
+pub use pending_sends::PendingSend;
 pub use row::{
-    approval_key, message_key, send_key, shown_choices, tool_key, Answer, Approval, ApprovalState,
-    Row, RowBody, RowKey, SendState, ToolCall, ToolState, UserMessage,
+    shown_choices, Answer, Approval, ApprovalState, Row, RowBody, SendState, ToolCall, ToolState,
+    UserMessage,
 };
+pub use row_key::RowKey;
 pub use timeline::{Timeline, Upsert};
 pub use turn::{Turn, WorkEvent};
 
@@ -54,8 +56,8 @@ pub enum Effect {
     /// The open thread changed because of the gateway (auto-threading, a
     /// deleted thread): reflect it in the URL.
     Navigate(Option<String>),
-    /// The outbox changed: save it so pending sends survive a reload.
-    PersistOutbox,
+    /// The pending sends changed: save them so they survive a reload.
+    PersistPendingSends,
     /// Something the user may want to hear about while looking elsewhere.
     Alert(Alert),
 }
@@ -130,7 +132,7 @@ pub struct Store {
     /// Pending sends typed in the "new thread" pane, until auto-threading
     /// gives them a channel.
     new_thread: Timeline,
-    outbox: Vec<OutboxEntry>,
+    pending_sends: Vec<PendingSend>,
     notices: VecDeque<Notice>,
     next_notice: u64,
     online: bool,
@@ -174,12 +176,12 @@ impl Store {
         }
     }
 
-    pub fn row(&self, channel: &str, key: &str) -> Option<&Row> {
+    pub fn row(&self, channel: &str, key: &RowKey) -> Option<&Row> {
         self.timeline(channel)?.get(key)
     }
 
-    pub fn outbox(&self) -> &[OutboxEntry] {
-        &self.outbox
+    pub fn pending_sends(&self) -> &[PendingSend] {
+        &self.pending_sends
     }
 
     pub fn notices(&self) -> impl Iterator<Item = &Notice> {
@@ -211,7 +213,7 @@ impl Store {
         if text.is_empty() {
             return Vec::new();
         }
-        let entry = OutboxEntry {
+        let entry = PendingSend {
             client_msg_id,
             channel_id: self.active.clone(),
             text: text.to_string(),
@@ -230,8 +232,8 @@ impl Store {
         };
         self.show_pending(&entry);
         effects.extend(self.send_entry(&entry));
-        self.outbox.push(entry);
-        effects.push(Effect::PersistOutbox);
+        self.pending_sends.push(entry);
+        effects.push(Effect::PersistPendingSends);
         effects
     }
 
@@ -239,10 +241,10 @@ impl Store {
     /// Their threads are not known until the gateway lists them, so a
     /// thread a send belongs to is shown at once as a placeholder (the
     /// gateway's list replaces or removes it).
-    pub fn restore_outbox(&mut self, entries: Vec<OutboxEntry>) {
+    pub fn restore_pending_sends(&mut self, entries: Vec<PendingSend>) {
         for entry in entries {
             if self
-                .outbox
+                .pending_sends
                 .iter()
                 .any(|e| e.client_msg_id == entry.client_msg_id)
             {
@@ -257,36 +259,36 @@ impl Store {
                 }
             }
             self.show_pending(&entry);
-            self.outbox.push(entry);
+            self.pending_sends.push(entry);
         }
     }
 
     /// Sends a failed message again.
     pub fn retry(&mut self, client_msg_id: &str) -> Vec<Effect> {
-        let Some(i) = self.outbox_index(client_msg_id) else {
+        let Some(i) = self.pending_index(client_msg_id) else {
             return Vec::new();
         };
-        self.outbox[i].failed = None;
-        let entry = self.outbox[i].clone();
+        self.pending_sends[i].failed = None;
+        let entry = self.pending_sends[i].clone();
         self.show_pending(&entry);
         let mut effects = self.send_entry(&entry);
-        effects.push(Effect::PersistOutbox);
+        effects.push(Effect::PersistPendingSends);
         effects
     }
 
     /// Drops a failed message the user gave up on.
     pub fn discard(&mut self, client_msg_id: &str) -> Vec<Effect> {
-        let Some(i) = self.outbox_index(client_msg_id) else {
+        let Some(i) = self.pending_index(client_msg_id) else {
             return Vec::new();
         };
-        let entry = self.outbox.remove(i);
+        let entry = self.pending_sends.remove(i);
         let channel = entry.channel_id.unwrap_or_default();
-        let key = send_key(client_msg_id);
+        let key = RowKey::send(client_msg_id);
         if let Some(t) = self.timeline_mut(&channel) {
             t.remove(&key);
         }
         self.changes.push(Change::Order(channel));
-        vec![Effect::PersistOutbox]
+        vec![Effect::PersistPendingSends]
     }
 
     /// Opens a thread (`None`: the new thread pane) and loads it if needed.
@@ -392,13 +394,13 @@ impl Store {
         }
     }
 
-    fn outbox_index(&self, client_msg_id: &str) -> Option<usize> {
-        self.outbox
+    fn pending_index(&self, client_msg_id: &str) -> Option<usize> {
+        self.pending_sends
             .iter()
             .position(|e| e.client_msg_id == client_msg_id)
     }
 
-    fn show_pending(&mut self, entry: &OutboxEntry) {
+    fn show_pending(&mut self, entry: &PendingSend) {
         let channel = entry.channel_id.clone().unwrap_or_default();
         let row = entry.pending_row();
         let key = row.key.clone();
@@ -409,7 +411,7 @@ impl Store {
         }
     }
 
-    fn send_entry(&self, entry: &OutboxEntry) -> Vec<Effect> {
+    fn send_entry(&self, entry: &PendingSend) -> Vec<Effect> {
         if !self.online {
             return Vec::new();
         }

@@ -213,7 +213,7 @@ mod tests {
             !effects.iter().any(|e| matches!(e, Effect::Send(_))),
             "not connected: queued"
         );
-        assert_eq!(s.outbox().len(), 1);
+        assert_eq!(s.pending_sends().len(), 1);
         let effects = ready(&mut s, 7);
         let sends = effects
             .iter()
@@ -232,7 +232,7 @@ mod tests {
             frame(json!({"type":"message","channel_id":"c1","seq":8,"message_id":"u8","role":"user","text":"typed offline","ts":8,"client_msg_id":"k_1"})),
             0.0,
         );
-        assert!(s.outbox().is_empty());
+        assert!(s.pending_sends().is_empty());
         assert_eq!(seqs(&s, "c1"), (1..=8).collect::<Vec<_>>());
         let shown = texts(&s, "c1");
         assert_eq!(
@@ -276,7 +276,7 @@ mod tests {
     #[test]
     fn a_placeholder_of_a_kept_send_takes_the_copy() {
         let mut s = Store::new();
-        s.restore_outbox(vec![OutboxEntry {
+        s.restore_pending_sends(vec![PendingSend {
             client_msg_id: "k_1".into(),
             channel_id: Some("c1".into()),
             text: "queued".into(),

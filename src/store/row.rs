@@ -1,37 +1,8 @@
 //! One row of a timeline: a user message, an assistant answer, commentary,
 //! a tool call or an approval request, with what the view needs to draw it.
 
+use super::row_key::RowKey;
 use crate::protocol::{ApprovalItem, Choice, CommentaryItem, MessageItem, Role, ToolItem};
-
-/// Stable identity of a row, kept when a pending bubble becomes the echo or a
-/// streaming bubble becomes final, so the view never re-creates the row.
-pub type RowKey = String;
-
-pub fn message_key(message_id: &str) -> RowKey {
-    format!("m:{message_id}")
-}
-
-pub fn send_key(client_msg_id: &str) -> RowKey {
-    format!("u:{client_msg_id}")
-}
-
-pub fn tool_key(turn: &str, index: u32) -> RowKey {
-    format!("t:{turn}:{index}")
-}
-
-/// A logged tool call's key: by its turn, or without one by its seq, which
-/// keeps keys unique.
-pub fn logged_tool_key(turn: Option<&str>, index: u32, seq: u64) -> RowKey {
-    match turn {
-        Some(turn) => tool_key(turn, index),
-        None => format!("t:?:{seq}"),
-    }
-}
-
-/// One key for a request and its resolution, so it is shown once.
-pub fn approval_key(request_id: &str) -> RowKey {
-    format!("a:{request_id}")
-}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
@@ -190,8 +161,8 @@ impl Row {
             }),
         };
         let key = match (&body, &item.client_msg_id) {
-            (RowBody::User(_), Some(id)) => send_key(id),
-            _ => message_key(&item.message_id),
+            (RowBody::User(_), Some(id)) => RowKey::send(id),
+            _ => RowKey::message(&item.message_id),
         };
         Row {
             key,
@@ -204,7 +175,7 @@ impl Row {
 
     pub fn from_commentary(item: CommentaryItem) -> Row {
         Row {
-            key: message_key(&item.message_id),
+            key: RowKey::message(&item.message_id),
             seq: Some(item.seq),
             turn: item.turn_id,
             ts: item.ts,
@@ -214,7 +185,7 @@ impl Row {
 
     /// A logged tool call. Without a turn id the seq keeps keys unique.
     pub fn from_tool(item: ToolItem) -> Row {
-        let key = logged_tool_key(item.turn_id.as_deref(), item.index, item.seq);
+        let key = RowKey::logged_tool(item.turn_id.as_deref(), item.index, item.seq);
         Row {
             key,
             seq: Some(item.seq),
@@ -251,7 +222,7 @@ impl Row {
             _ => (None, Vec::new()),
         };
         Row {
-            key: approval_key(&item.request_id),
+            key: RowKey::approval(&item.request_id),
             seq: Some(item.seq),
             turn: item.turn_id.or(turn),
             ts: item.ts,

@@ -101,18 +101,18 @@ fn a_typical_turn_renders_in_order() {
             "assistant:The repo has 12 files.",
         ]
     );
-    assert!(s.outbox().is_empty());
+    assert!(s.pending_sends().is_empty());
     let c = s.channel("c1").unwrap();
     assert_eq!(c.contiguous_seq, 4);
     assert!(c.turn.is_none() && !c.typing);
-    let RowBody::Assistant(a) = &s.row("c1", "m:a1").unwrap().body else {
+    let RowBody::Assistant(a) = &s.row("c1", &RowKey::message("a1")).unwrap().body else {
         panic!()
     };
     assert!(
         a.interim && !a.streaming,
         "unstopped bubble stays as interim"
     );
-    let RowBody::Assistant(a) = &s.row("c1", "m:m3").unwrap().body else {
+    let RowBody::Assistant(a) = &s.row("c1", &RowKey::message("m3")).unwrap().body else {
         panic!()
     };
     assert_eq!((a.model.as_deref(), a.tokens), (Some("demo"), Some(42)));
@@ -122,11 +122,11 @@ fn a_typical_turn_renders_in_order() {
 fn the_echo_replaces_the_pending_bubble_in_place() {
     let mut s = ready_store();
     s.send("hi", "k1".into(), 1.0);
-    let row = s.row("c1", "u:k1").unwrap();
+    let row = s.row("c1", &RowKey::send("k1")).unwrap();
     assert!(matches!(&row.body, RowBody::User(u) if u.send == SendState::Pending));
     s.apply(frame(message("c1", 1, "user", "hi", Some("k1"))), 2.0);
     assert_eq!(s.timeline("c1").unwrap().len(), 1);
-    let row = s.row("c1", "u:k1").unwrap();
+    let row = s.row("c1", &RowKey::send("k1")).unwrap();
     assert_eq!(row.seq, Some(1));
     assert!(matches!(&row.body, RowBody::User(u) if u.send == SendState::Delivered));
 }
@@ -227,13 +227,13 @@ fn a_seq_jump_asks_for_the_gap_once() {
 }
 
 #[test]
-fn reconnect_resends_the_outbox_and_fills_gaps() {
+fn reconnect_resends_pending_sends_and_fills_gaps() {
     let mut s = ready_store();
     s.apply(frame(message("c1", 1, "user", "a", None)), 0.0);
     s.connection_lost();
     let effects = s.send("typed offline", "k2".into(), 1.0);
     assert!(sent(&effects).is_empty(), "nothing sent while offline");
-    assert_eq!(s.outbox().len(), 1);
+    assert_eq!(s.pending_sends().len(), 1);
     let effects = s.apply(frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel("c1", 3)]})), 2.0);
     let frames = sent(&effects);
     assert!(frames
@@ -340,7 +340,7 @@ fn tools_without_end_become_unknown_when_the_turn_ends() {
     );
     let turn = s.channel("c1").unwrap().turn.clone().unwrap();
     assert_eq!(turn.work_count, 2);
-    let key = tool_key(&turn.id, 1);
+    let key = RowKey::tool(&turn.id, 1);
     let RowBody::Tool(t) = &s.row("c1", &key).unwrap().body else {
         panic!()
     };
@@ -357,25 +357,25 @@ fn a_rejected_send_is_marked_failed_and_can_be_retried() {
     let mut s = ready_store();
     s.send("x".repeat(10).as_str(), "k1".into(), 0.0);
     let effects = s.apply(frame(json!({"type":"error","code":"too_large","message":"Message too long.","client_msg_id":"k1"})), 0.0);
-    assert_eq!(effects, vec![Effect::PersistOutbox]);
+    assert_eq!(effects, vec![Effect::PersistPendingSends]);
     assert!(
-        matches!(&s.row("c1", "u:k1").unwrap().body, RowBody::User(u) if u.send == SendState::Failed("Message too long.".into()))
+        matches!(&s.row("c1", &RowKey::send("k1")).unwrap().body, RowBody::User(u) if u.send == SendState::Failed("Message too long.".into()))
     );
     let effects = s.retry("k1");
     assert!(
         matches!(&sent(&effects)[..], [ClientFrame::MessageSend(m)] if m.client_msg_id == "k1")
     );
     assert!(
-        matches!(&s.row("c1", "u:k1").unwrap().body, RowBody::User(u) if u.send == SendState::Pending)
+        matches!(&s.row("c1", &RowKey::send("k1")).unwrap().body, RowBody::User(u) if u.send == SendState::Pending)
     );
     s.discard("k1");
-    assert!(s.outbox().is_empty() && texts(&s, "c1").is_empty());
+    assert!(s.pending_sends().is_empty() && texts(&s, "c1").is_empty());
 }
 
 #[test]
-fn restored_outbox_shows_pending_bubbles_and_sends_on_ready() {
+fn restored_pending_sends_show_bubbles_and_send_on_ready() {
     let mut s = Store::new();
-    s.restore_outbox(vec![OutboxEntry {
+    s.restore_pending_sends(vec![PendingSend {
         client_msg_id: "k7".into(),
         channel_id: None,
         text: "from before the reload".into(),
@@ -430,7 +430,7 @@ fn changes_name_only_the_row_that_streamed() {
     s.take_changes();
     s.apply(frame(json!({"type":"message.update","channel_id":"c1","turn_id":"t","message_id":"a","text":"more"})), 0.0);
     let changes = s.take_changes();
-    assert!(changes.contains(&Change::Row("c1".into(), "m:a".into())));
+    assert!(changes.contains(&Change::Row("c1".into(), RowKey::message("a"))));
     assert!(!changes
         .iter()
         .any(|c| matches!(c, Change::Order(_) | Change::Channels)));
@@ -472,10 +472,10 @@ fn previews_are_plain_first_lines() {
 /// A send kept from before a reload, in a thread: shown (pending) at once,
 /// before the gateway lists its threads, and still after `ready`.
 #[test]
-fn restored_outbox_in_a_thread_shows_before_and_after_ready() {
+fn restored_pending_sends_in_a_thread_show_before_and_after_ready() {
     let mut s = Store::new();
-    s.restore_outbox(vec![
-        OutboxEntry {
+    s.restore_pending_sends(vec![
+        PendingSend {
             client_msg_id: "k8".into(),
             channel_id: Some("c1".into()),
             text: "typed offline".into(),
@@ -483,7 +483,7 @@ fn restored_outbox_in_a_thread_shows_before_and_after_ready() {
             failed: None,
             channel_title: Some("Trip".into()),
         },
-        OutboxEntry {
+        PendingSend {
             client_msg_id: "k9".into(),
             channel_id: Some("c1".into()),
             text: "refused before".into(),
@@ -521,16 +521,16 @@ fn restored_outbox_in_a_thread_shows_before_and_after_ready() {
     assert!(sent(&effects)
         .iter()
         .any(|f| matches!(f, ClientFrame::HistoryGet(h) if h.channel_id == "c1")));
-    let row = s.row("c1", &send_key("k9")).unwrap();
+    let row = s.row("c1", &RowKey::send("k9")).unwrap();
     assert!(matches!(&row.body, RowBody::User(u) if matches!(u.send, SendState::Failed(_))));
 }
 
 /// A kept send whose thread is gone from the gateway is not lost silently:
 /// it is marked failed where the user can see it (the new thread pane).
 #[test]
-fn restored_outbox_of_a_deleted_thread_moves_to_the_new_thread_pane_as_failed() {
+fn restored_pending_sends_of_a_deleted_thread_move_to_the_new_thread_pane_as_failed() {
     let mut s = Store::new();
-    s.restore_outbox(vec![OutboxEntry {
+    s.restore_pending_sends(vec![PendingSend {
         client_msg_id: "k10".into(),
         channel_id: Some("gone".into()),
         text: "orphan".into(),
@@ -543,9 +543,9 @@ fn restored_outbox_of_a_deleted_thread_moves_to_the_new_thread_pane_as_failed() 
         0.0,
     );
     assert!(s.channel("gone").is_none());
-    assert!(effects.contains(&Effect::PersistOutbox));
-    assert_eq!(s.outbox().len(), 1);
-    assert!(s.outbox()[0].failed.is_some());
+    assert!(effects.contains(&Effect::PersistPendingSends));
+    assert_eq!(s.pending_sends().len(), 1);
+    assert!(s.pending_sends()[0].failed.is_some());
     assert_eq!(texts(&s, NEW_THREAD), vec!["user:orphan"]);
     assert!(!sent(&effects)
         .iter()
@@ -554,7 +554,7 @@ fn restored_outbox_of_a_deleted_thread_moves_to_the_new_thread_pane_as_failed() 
 
 /// The echo of a send whose `seq` is already shown by another row (a
 /// gateway that reuses seqs): the bubble must not stay "sending" forever
-/// once the outbox has let go of it.
+/// once the pending sends have let go of it.
 #[test]
 fn an_echo_with_a_taken_seq_still_delivers_the_bubble() {
     let mut s = ready_store();
@@ -564,9 +564,9 @@ fn an_echo_with_a_taken_seq_still_delivers_the_bubble() {
     );
     s.send("mine", "k1".into(), 1.0);
     s.apply(frame(message("c1", 1, "user", "mine", Some("k1"))), 0.0);
-    assert!(s.outbox().is_empty());
+    assert!(s.pending_sends().is_empty());
     let row = s
-        .row("c1", &send_key("k1"))
+        .row("c1", &RowKey::send("k1"))
         .expect("the bubble stays shown");
     assert!(
         matches!(&row.body, RowBody::User(u) if u.send == SendState::Delivered),

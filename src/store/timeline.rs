@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use super::id_map::IdMap;
 
-use super::row::{Row, RowKey};
+use super::row::Row;
+use super::row_key::RowKey;
 use super::Change;
 
 /// Where a row sorts: `(seq, 0)` when logged, `(anchor seq, arrival)` live.
@@ -59,11 +60,11 @@ impl Timeline {
         self.rows.is_empty()
     }
 
-    pub fn get(&self, key: &str) -> Option<&Row> {
+    pub fn get(&self, key: &RowKey) -> Option<&Row> {
         self.rows.get(key).map(|(r, _)| r)
     }
 
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut Row> {
+    pub fn get_mut(&mut self, key: &RowKey) -> Option<&mut Row> {
         self.rows.get_mut(key).map(|(r, _)| r)
     }
 
@@ -188,7 +189,7 @@ impl Timeline {
     }
 
     /// Removes a row wherever it stands.
-    pub fn remove(&mut self, key: &str) -> Option<Row> {
+    pub fn remove(&mut self, key: &RowKey) -> Option<Row> {
         let (row, slot) = self.rows.remove(key)?;
         Self::unplace(&mut self.order, &mut self.logged, slot);
         Some(row)

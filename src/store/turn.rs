@@ -1,7 +1,7 @@
 //! The running turn of a channel: when it started, whether the agent is
 //! typing, and the work it reported (for progress drafts).
 
-use super::row::RowKey;
+use super::row_key::RowKey;
 
 /// How many work events a turn keeps for its progress draft; older ones
 /// have scrolled out of any draft already.

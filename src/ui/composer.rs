@@ -1,5 +1,5 @@
 //! The message box: Enter sends, Shift+Enter starts a new line. Sending
-//! works offline too: the message waits in the outbox.
+//! works offline too: the message waits with the pending sends.
 
 use leptos::prelude::*;
 use web_sys::KeyboardEvent;

@@ -70,7 +70,7 @@ mod tests {
     use super::*;
 
     fn keys(s: &str) -> Vec<RowKey> {
-        s.chars().map(|c| c.to_string()).collect()
+        s.chars().map(|c| RowKey::message(&c.to_string())).collect()
     }
 
     /// Applying the splice to `old` gives `new`, and the splice is minimal

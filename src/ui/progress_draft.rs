@@ -74,7 +74,7 @@ fn draft_lines(turn: &TurnView, p: &ProgressSettings) -> Vec<(bool, String)> {
                     preview,
                     args,
                 } => lines.upsert(
-                    key,
+                    key.as_str(),
                     tool_line(emoji.as_deref(), name, preview, args, detail, max_chars),
                 ),
                 DraftEvent::Note { emoji, name, note } => {
@@ -86,7 +86,10 @@ fn draft_lines(turn: &TurnView, p: &ProgressSettings) -> Vec<(bool, String)> {
     }
     // Last, so that what waits for the user never scrolls out.
     for (key, title, command) in &turn.waiting {
-        lines.upsert(key, approval_line(title, command.as_deref(), max_chars));
+        lines.upsert(
+            key.as_str(),
+            approval_line(title, command.as_deref(), max_chars),
+        );
     }
     lines
         .lines()

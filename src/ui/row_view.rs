@@ -88,7 +88,7 @@ pub fn RowView(row_key: RowKey) -> impl IntoView {
     // The row stays on screen for its expander while its own body is folded.
     let row_shown = move || visible() || expander.is_some_and(|e| e.shown());
     view! {
-        <div class="row" node_ref=root data-key=row_key.clone() data-seq=seq class:hidden=move || !row_shown()>
+        <div class="row" node_ref=root data-key=row_key.to_string() data-seq=seq class:hidden=move || !row_shown()>
             {expander.map(|e| view! { <WorkExpander e /> })}
             <div class="row-body" class:hidden=move || !visible()>{body}</div>
         </div>

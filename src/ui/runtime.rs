@@ -14,10 +14,13 @@ use crate::net::{plan, Address, Event, LinkAnswer, PageOrigin, Plan, Socket, Sta
 use crate::offline::{OfflineCache, OfflineView};
 use crate::protocol::{ClientFrame, ErrorCode, Hello, ServerFrame, PROTOCOL_VERSION};
 use crate::settings::Settings;
-use crate::store::{Change, Effect, OutboxEntry, Store};
+use crate::store::{Change, Effect, PendingSend, Store};
 use wasm_bindgen::JsValue;
 
-const OUTBOX_KEY: &str = "aria.outbox";
+/// Where the pending sends are kept. The name is older than the word
+/// "pending sends" (the gateway's log is the outbox): sends waiting in a
+/// browser from before are still read.
+const PENDING_SENDS_KEY: &str = "aria.outbox";
 const SETTINGS_KEY: &str = "aria.settings";
 const CLIENT: &str = concat!("aria-web/", env!("CARGO_PKG_VERSION"));
 
@@ -78,10 +81,10 @@ impl Runtime {
             browser::save(SETTINGS_KEY, &settings.to_json());
         }
         let mut store = Store::new();
-        let kept: Vec<OutboxEntry> = browser::load(OUTBOX_KEY)
+        let kept: Vec<PendingSend> = browser::load(PENDING_SENDS_KEY)
             .and_then(|s| serde_json::from_str(&s).ok())
             .unwrap_or_default();
-        store.restore_outbox(kept);
+        store.restore_pending_sends(kept);
         let rt = Runtime {
             core: StoredValue::new_local(Core {
                 store,
@@ -441,11 +444,11 @@ impl Runtime {
                     }
                 }
                 Effect::Navigate(channel) => browser::replace_hash(channel.as_deref()),
-                Effect::PersistOutbox => {
+                Effect::PersistPendingSends => {
                     if let Some(json) =
-                        self.read(|s| serde_json::to_string(s.outbox()).unwrap_or_default())
+                        self.read(|s| serde_json::to_string(s.pending_sends()).unwrap_or_default())
                     {
-                        browser::save(OUTBOX_KEY, &json);
+                        browser::save(PENDING_SENDS_KEY, &json);
                     }
                 }
                 Effect::Alert(alert) => self.alert(&alert),

@@ -182,7 +182,7 @@ pub fn SettingsPanel(open: RwSignal<bool>) -> impl IntoView {
                     <dt>"Frames received"</dt><dd data-testid="diag-frames">{move || diag().frames}</dd>
                     <dt>"Frames dropped"</dt><dd data-testid="diag-dropped">{move || diag().dropped}</dd>
                     <dt>"Last dropped"</dt><dd>{move || diag().last_dropped.unwrap_or_else(|| "—".into())}</dd>
-                    <dt>"Messages waiting to send"</dt><dd>{move || rt.view.outbox_len.get()}</dd>
+                    <dt>"Messages waiting to send"</dt><dd>{move || rt.view.pending_sends_len.get()}</dd>
                 </dl>
                 <button type="button" class="link-button" on:click=move |_| rt.drop_connection()>"Drop the connection (test reconnect)"</button>
             </fieldset>

@@ -44,7 +44,7 @@ pub struct ViewState {
     pub search: RwSignal<SearchView>,
     pub notices: RwSignal<Vec<Notice>>,
     pub diagnostics: RwSignal<Diagnostics>,
-    pub outbox_len: RwSignal<usize>,
+    pub pending_sends_len: RwSignal<usize>,
 }
 
 impl ViewState {
@@ -63,12 +63,12 @@ impl ViewState {
             search: RwSignal::new(SearchView::default()),
             notices: RwSignal::new(Vec::new()),
             diagnostics: RwSignal::new(Diagnostics::default()),
-            outbox_len: RwSignal::new(0),
+            pending_sends_len: RwSignal::new(0),
         }
     }
 
     /// The signal of one row of the open thread.
-    pub fn row(&self, key: &str) -> Option<RwSignal<Row>> {
+    pub fn row(&self, key: &RowKey) -> Option<RwSignal<Row>> {
         self.rows.get(key)
     }
 
@@ -153,7 +153,7 @@ impl ViewState {
             );
             set_if_changed(self.paging, projection::paging(store.channel(&active)));
         }
-        set_if_changed(self.outbox_len, store.outbox().len());
+        set_if_changed(self.pending_sends_len, store.pending_sends().len());
     }
 
     /// Brings `order`, the row signals and `turn_work` up to date after

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::support::connection::assert_no_crash;
 use crate::support::paths::{self, TempDir};
 use crate::support::{exclusive, millis, secs, Browser, StaticServer};
 
@@ -165,19 +166,6 @@ async fn the_built_client_boots_under_its_csp() {
     b.goto(&server.url()).await;
     b.wait_for("html[data-booted=true]", secs(30)).await;
     tokio::time::sleep(millis(300)).await;
-    let unexpected: Vec<String> = b
-        .console_errors()
-        .await
-        .into_iter()
-        .filter(|e| !e.message.contains("WebSocket"))
-        .map(|e| e.to_string())
-        .collect();
-    if !unexpected.is_empty() {
-        b.fail(&format!(
-            "console errors while booting dist/:\n  {}",
-            unexpected.join("\n  ")
-        ))
-        .await;
-    }
+    assert_no_crash(&b).await;
     b.close().await;
 }

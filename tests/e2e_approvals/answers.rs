@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::helpers::*;
+use crate::support::approvals::*;
 use crate::support::ui::*;
 use crate::support::{run, secs};
 

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::helpers::{card, double_click, outcome, wait_state};
+use crate::support::approvals::{card, double_click, outcome, wait_state};
 use crate::support::ui::*;
 use crate::support::{secs, Browser};
 

@@ -1,6 +1,6 @@
 //! Several devices, reloads and socket drops while a request waits.
 
-use super::helpers::*;
+use crate::support::approvals::*;
 use crate::support::ui::*;
 use crate::support::{run, secs};
 

@@ -5,11 +5,11 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::common::{assert_no_crash, behind_proxy, reload, show_rows, status, timeline};
-use super::common::{wait_turn_over, RowDump};
+use crate::support::connection::{assert_no_crash, behind_proxy, status};
+use crate::support::timeline::{show_rows, timeline, wait_turn_over, RowDump};
 use crate::support::ui::{
-    close_settings, hash_channel, new_thread_pane, open_settings, send, send_new_thread, wait_kept,
-    CONNECTED,
+    close_settings, hash_channel, new_thread_pane, open_settings, reload, send, send_new_thread,
+    wait_kept, CONNECTED,
 };
 use crate::support::{run, secs, Browser, Gateway, GatewayOpts};
 
@@ -150,7 +150,7 @@ async fn read_offline(b: &Browser, first: &str, online_rows: &[RowDump]) {
         show_rows(&rows)
     );
 
-    // A message typed now waits in the outbox.
+    // A message typed now waits with the pending sends.
     send(b, OFFLINE).await;
     b.wait_for(".msg-user.pending", secs(5)).await;
 }

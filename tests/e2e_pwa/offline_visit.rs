@@ -6,7 +6,7 @@
 
 use super::builds::{app_on_copy, controlled};
 use crate::support::ui::{
-    connected, hash, new_thread_answered, send, wait_idle, wait_kept, CONNECTED,
+    hash, new_thread_answered, reload_connected, send, wait_idle, wait_kept, CONNECTED,
 };
 use crate::support::{run, secs, Browser, Gateway, GatewayOpts};
 
@@ -62,8 +62,7 @@ fn the_worker_and_the_offline_copy_start_the_app_and_a_message_typed_is_sent_onc
         .await;
         wait_idle(b).await;
         // What the gateway logged, read afresh: each message once.
-        b.refresh().await;
-        connected(b).await;
+        reload_connected(b).await;
         let users = b
             .poll("the thread from the gateway", secs(15), || async {
                 let users = user_texts(b).await;

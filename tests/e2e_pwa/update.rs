@@ -5,7 +5,7 @@
 //! the server, so nothing of it can be mixed in.
 
 use super::builds::{app_on_copy, build_of, controlled, make_next_build, page_wasm};
-use crate::support::ui::connected;
+use crate::support::ui::reload_connected;
 use crate::support::{run, secs};
 
 const NOTICE: &str = "[data-testid=update-notice]";
@@ -24,8 +24,7 @@ fn a_new_build_takes_over_on_the_next_load_and_says_so() {
         let second = build_of(dist.path());
         assert_ne!(first, second, "the deploy is a new build");
 
-        b.refresh().await;
-        connected(b).await;
+        reload_connected(b).await;
         let running = page_wasm(b).await;
         assert_ne!(running, old_wasm, "the old build after a deploy");
         assert_eq!(running, new_wasm, "the new build runs on the next load");
@@ -48,8 +47,7 @@ fn a_new_build_takes_over_on_the_next_load_and_says_so() {
         .await;
 
         // Said once: the same build again is no update.
-        b.refresh().await;
-        connected(b).await;
+        reload_connected(b).await;
         assert_eq!(page_wasm(b).await, new_wasm);
         assert!(
             !b.exists(NOTICE).await,

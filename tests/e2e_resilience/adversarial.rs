@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::common::{assert_no_crash, diagnostics, show_rows, status, timeline};
+use crate::support::connection::{assert_no_crash, diagnostics, status};
 use crate::support::fake_gateway::{FakeGateway, FakeOpts};
+use crate::support::timeline::{show_rows, timeline};
 use crate::support::ui::{send, CONNECTED};
 use crate::support::{secs, Browser, Page};
 

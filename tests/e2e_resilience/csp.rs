@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::common::wait_turn_over;
+use crate::support::timeline::wait_turn_over;
 use crate::support::ui::{send, set_select, CONNECTED};
 use crate::support::{paths, secs, App, Browser, GatewayOpts};
 

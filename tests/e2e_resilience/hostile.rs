@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::common::assert_no_crash;
 use crate::support::canary::Canary;
+use crate::support::connection::assert_no_crash;
 use crate::support::fake_gateway::{FakeGateway, FakeOpts};
 use crate::support::ui::{paste_and_send, send, set_select, CONNECTED};
 use crate::support::xss_corpus::XSS_VECTORS;

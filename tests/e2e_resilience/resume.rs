@@ -6,11 +6,10 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::common::{
-    assert_no_crash, behind_proxy, reload, show_rows, timeline, wait_turn_over, RowDump,
-};
+use crate::support::connection::{assert_no_crash, behind_proxy};
 use crate::support::tcp_proxy::TcpProxy;
-use crate::support::ui::{send, send_new_thread, CONNECTED};
+use crate::support::timeline::{show_rows, timeline, wait_turn_over, RowDump};
+use crate::support::ui::{reload, send, send_new_thread, CONNECTED};
 use crate::support::{secs, Browser, Gateway, GatewayOpts, Page};
 
 /// A loopback address where nothing listens (connections are refused).

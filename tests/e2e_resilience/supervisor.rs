@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::common::{behind_proxy, status, status_text, wait_status};
+use crate::support::connection::{behind_proxy, status, status_text, wait_status};
 use crate::support::fake_gateway::{FakeGateway, FakeOpts};
 use crate::support::tcp_proxy::TcpProxy;
 use crate::support::ui::CONNECTED;

@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
-use super::helpers::*;
 use crate::support::fake_gateway::{message_item, FakeOpts};
+use crate::support::search::*;
 use crate::support::ui::*;
 use crate::support::{millis, run, secs};
 

@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
-use super::helpers::*;
 use crate::support::fake_gateway::FakeOpts;
+use crate::support::search::*;
 use crate::support::ui::*;
 use crate::support::{run, secs};
 

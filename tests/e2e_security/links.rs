@@ -7,8 +7,8 @@ use std::time::Duration;
 use fantoccini::key::Key;
 use serde_json::json;
 
-use super::common::*;
 use crate::support::fake_gateway::{channel, FakeGateway, FakeOpts};
+use crate::support::tokens::*;
 use crate::support::ui::*;
 use crate::support::{run, secs, Browser};
 

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::common::*;
+use crate::support::connection::wait_status;
 use crate::support::fake_gateway::{FakeGateway, FakeOpts};
+use crate::support::tokens::*;
 use crate::support::ui::*;
 use crate::support::{exclusive, paths, run, secs, Browser, StaticServer};
 
@@ -51,7 +52,7 @@ fn a_token_over_plain_ws_to_another_host_waits_for_a_yes() {
         b.click(&format!("{PLAINTEXT} [data-testid=gateway-decline]"))
             .await;
         b.wait_gone(PLAINTEXT, secs(5)).await;
-        wait_state(&b, "offline").await;
+        wait_status(&b, "offline", secs(20)).await;
         let badge = b.text_of("[data-testid=conn-status]").await;
         if !badge.contains("not sent") {
             b.fail(&format!("after no, the badge says {badge:?}")).await;

@@ -4,7 +4,8 @@
 
 use serde_json::json;
 
-use super::common::*;
+use crate::support::connection::wait_status;
+use crate::support::tokens::*;
 use crate::support::ui::*;
 use crate::support::{run, secs};
 
@@ -62,7 +63,7 @@ fn a_v1_token_migrates_and_settings_list_and_forget_tokens_by_gateway() {
                 .await;
         }
         close_settings(b).await;
-        wait_state(b, "unauthorized").await;
+        wait_status(b, "unauthorized", secs(20)).await;
         app.finish().await;
     })
 }

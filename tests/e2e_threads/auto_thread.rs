@@ -2,9 +2,9 @@
 
 use serde_json::{json, Value};
 
-use super::helpers::*;
 use crate::support::fake_gateway::{FakeGateway, FakeOpts, Step};
 use crate::support::recorder::*;
+use crate::support::threads::*;
 use crate::support::ui::*;
 use crate::support::{run, secs};
 

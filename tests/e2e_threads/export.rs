@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::helpers::*;
+use crate::support::threads::*;
 use crate::support::ui::*;
 use crate::support::{run, secs, App, Browser, GatewayOpts};
 

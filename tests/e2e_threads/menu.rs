@@ -7,7 +7,7 @@ use std::time::Duration;
 use fantoccini::key::Key;
 use serde_json::json;
 
-use super::helpers::*;
+use crate::support::threads::*;
 use crate::support::ui::*;
 use crate::support::{run, secs, Browser};
 

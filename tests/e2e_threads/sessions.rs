@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::helpers::*;
 use crate::support::recorder::*;
+use crate::support::threads::*;
 use crate::support::ui::*;
 use crate::support::{run, secs, App, Browser};
 

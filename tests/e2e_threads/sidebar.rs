@@ -1,7 +1,7 @@
 //! The thread list: newest activity first, pinned on top (kept across a
 //! reload), unread and busy badges, mark read.
 
-use super::helpers::*;
+use crate::support::threads::*;
 use crate::support::ui::*;
 use crate::support::{run, secs};
 

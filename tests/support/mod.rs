@@ -24,17 +24,23 @@
 
 #![allow(dead_code)] // each test binary uses a different part of the harness
 
+pub mod approvals;
 pub mod axe;
 pub mod browser;
 pub mod canary;
 pub mod cdp;
+pub mod connection;
 pub mod fake_gateway;
 pub mod gateway;
 pub mod page;
 pub mod paths;
 pub mod recorder;
+pub mod search;
 pub mod static_server;
 pub mod tcp_proxy;
+pub mod threads;
+pub mod timeline;
+pub mod tokens;
 pub mod ui;
 pub mod xss_corpus;
 

@@ -1,6 +1,6 @@
 //! What the browser suites do on the app's page and read back from it:
-//! connecting, the gateway questions, sending, the URL's thread, finished
-//! answers, localStorage and the settings panel.
+//! connecting, the gateway questions, reloading, sending, the URL's
+//! thread, finished answers, localStorage and the settings panel.
 
 use fantoccini::key::Key;
 use serde_json::{json, Value};
@@ -72,9 +72,27 @@ pub async fn answer_link_prompt(
     shown
 }
 
-/// Reloads the page and waits until it is [`connected`] again.
-pub async fn reload_connected(b: &Browser) {
+/// Reloads the page for real (navigating to the same URL with a `#…` is
+/// only a fragment change) and waits for the new page to boot.
+pub async fn reload(b: &Browser) {
+    b.js("window.__beforeReload = true;", vec![]).await;
     b.refresh().await;
+    b.poll("the reloaded page to boot", secs(30), || async {
+        let v = b
+            .js(
+                "return window.__beforeReload !== true && \
+                 document.documentElement.dataset.booted === 'true';",
+                vec![],
+            )
+            .await;
+        v.as_bool().unwrap_or(false).then_some(())
+    })
+    .await;
+}
+
+/// [`reload`]s the page and waits until it is [`connected`] again.
+pub async fn reload_connected(b: &Browser) {
+    reload(b).await;
     connected(b).await;
 }
 

@@ -23,7 +23,7 @@ fn resolved(id: &str, seq: u64, choice: &str, device: Option<&str>) -> serde_jso
 }
 
 fn approval<'a>(s: &'a Store, id: &str) -> &'a Approval {
-    match s.row("c1", &approval_key(id)).map(|r| &r.body) {
+    match s.row("c1", &RowKey::approval(id)).map(|r| &r.body) {
         Some(RowBody::Approval(a)) => a,
         other => panic!("no approval row {id}: {other:?}"),
     }
@@ -90,7 +90,7 @@ fn a_request_waits_in_its_turn_with_the_known_choices_in_order() {
             "approval:r1:Pending { answering: false }"
         ]
     );
-    let row = s.row("c1", "a:r1").unwrap();
+    let row = s.row("c1", &RowKey::approval("r1")).unwrap();
     assert_eq!((row.seq, row.turn.as_deref()), (None, Some("t1")));
     assert_eq!(waiting(&s), 1);
     assert!(
@@ -152,7 +152,7 @@ fn an_answer_is_sent_once_and_only_for_an_offered_choice() {
     assert_eq!(approval(&s, "r1").state, ANSWERING);
     assert!(s
         .take_changes()
-        .contains(&Change::Row("c1".into(), "a:r1".into())));
+        .contains(&Change::Row("c1".into(), RowKey::approval("r1"))));
     // A double click, or another choice after the first.
     assert!(s.respond("c1", "r1", Choice::Deny).is_empty());
     assert!(s.respond("c1", "r1", Choice::Once).is_empty());
@@ -185,7 +185,7 @@ fn a_resolution_moves_the_request_to_its_seq_and_shows_it_once() {
     let effects = s.apply(frame(resolved("r1", 3, "session", Some("d"))), 4.0);
     assert!(sent(&effects).is_empty());
     assert_eq!(waiting(&s), 0);
-    let row = s.row("c1", "a:r1").unwrap();
+    let row = s.row("c1", &RowKey::approval("r1")).unwrap();
     assert_eq!(
         (row.seq, row.ts, row.turn.as_deref()),
         (Some(3), 9, Some("t1"))
@@ -436,5 +436,8 @@ fn a_resolution_after_the_turn_ended_still_says_how() {
             elsewhere: false
         }
     );
-    assert_eq!(s.row("c1", "a:r1").and_then(|r| r.seq), Some(2));
+    assert_eq!(
+        s.row("c1", &RowKey::approval("r1")).and_then(|r| r.seq),
+        Some(2)
+    );
 }

@@ -266,12 +266,12 @@ impl VirtualList {
             let Some(key) = target.get_attribute("data-key") else {
                 continue;
             };
-            let Some(&i) = self.window_index.get(&key) else {
+            let Some((key, &i)) = self.window_index.get_key_value(key.as_str()) else {
                 continue;
             };
             let h = target.get_bounding_client_rect().height();
             self.heights.set(i, h);
-            let old = self.measured.insert(key, h).unwrap_or(0.0);
+            let old = self.measured.insert(key.clone(), h).unwrap_or(0.0);
             self.measured_sum += h - old;
         }
         self.set_spacers();

@@ -102,7 +102,7 @@ pub fn search(store: &Store) -> SearchView {
 }
 
 pub fn turn_view(c: &ChannelState, t: &Turn) -> TurnView {
-    let tool = |key: &str| match c.timeline.get(key).map(|r| &r.body) {
+    let tool = |key: &RowKey| match c.timeline.get(key).map(|r| &r.body) {
         Some(RowBody::Tool(call)) => Some(call.clone()),
         _ => None,
     };

@@ -28,7 +28,7 @@ impl RowSignals {
         }
     }
 
-    pub fn get(&self, key: &str) -> Option<RwSignal<Row>> {
+    pub fn get(&self, key: &RowKey) -> Option<RwSignal<Row>> {
         self.rows.with_value(|r| r.get(key).copied())
     }
 

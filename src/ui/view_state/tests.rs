@@ -154,11 +154,11 @@ fn another_thread_resets_and_retires_the_old_rows() {
     sync(&view, &mut s);
     s.apply(page(1..=8, false), 0.0);
     sync(&view, &mut s);
-    let old = view.row("m:m1").expect("row m1");
+    let old = view.row(&RowKey::message("m1")).expect("row m1");
     s.open(None);
     assert_eq!(sync(&view, &mut s), vec![OrderEdit::Reset]);
     assert!(view.order.get_untracked().is_empty());
-    assert!(view.row("m:m1").is_none());
+    assert!(view.row(&RowKey::message("m1")).is_none());
     // Disposed one sync later, when its component is gone.
     assert!(old.try_get_untracked().is_some());
     sync(&view, &mut s);
@@ -183,6 +183,10 @@ fn diff_finds_the_one_splice() {
     let mut swapped = keys.clone();
     swapped.swap(4, 6);
     assert_eq!(diff(&swapped, timeline), (4, 3, keys[4..7].to_vec()));
-    let extra: Vec<RowKey> = keys.iter().cloned().chain(["zz".to_string()]).collect();
+    let extra: Vec<RowKey> = keys
+        .iter()
+        .cloned()
+        .chain([RowKey::message("zz")])
+        .collect();
     assert_eq!(diff(&extra, timeline), (12, 1, vec![]));
 }

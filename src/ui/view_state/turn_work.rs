@@ -55,7 +55,7 @@ impl WorkCount {
     }
 
     /// The turn and its tool count, when `key` is a turn's first work row.
-    pub fn get(&self, key: &str) -> Option<&TurnWork> {
+    pub fn get(&self, key: &RowKey) -> Option<&TurnWork> {
         self.counts.get(key)
     }
 }
@@ -76,7 +76,7 @@ mod tests {
 
     fn row(key: &str, turn: Option<&str>, body: RowBody) -> Row {
         Row {
-            key: key.to_string(),
+            key: RowKey::message(key),
             seq: None,
             turn: turn.map(str::to_string),
             ts: 0,
@@ -119,21 +119,21 @@ mod tests {
     fn a_turn_counts_its_tools_at_its_first_work_row() {
         let count = WorkCount::of(&rows());
         assert_eq!(
-            count.get("c1"),
+            count.get(&RowKey::message("c1")),
             Some(&TurnWork {
                 turn: "t1".into(),
                 tools: 2
             })
         );
         assert_eq!(
-            count.get("y1"),
+            count.get(&RowKey::message("y1")),
             Some(&TurnWork {
                 turn: "t2".into(),
                 tools: 1
             })
         );
-        assert_eq!(count.get("x1"), None);
-        assert_eq!(count.get("z"), None);
+        assert_eq!(count.get(&RowKey::message("x1")), None);
+        assert_eq!(count.get(&RowKey::message("z")), None);
     }
 
     #[test]

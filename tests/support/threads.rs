@@ -1,5 +1,5 @@
-//! Thread-list helpers: where a thread is, its menu by mouse, touch and
-//! keyboard.
+//! The thread list as a test sees it: where a thread is, its order and
+//! title, its menu by mouse, touch and keyboard.
 
 use std::time::Duration;
 
@@ -11,7 +11,7 @@ use fantoccini::elements::Element;
 use fantoccini::key::Key;
 use serde_json::{json, Value};
 
-use crate::support::{secs, Browser};
+use super::{secs, Browser};
 
 pub const MENU: &str = "[data-testid=thread-menu][role=menu]";
 

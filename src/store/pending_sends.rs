@@ -4,10 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::row::{send_key, Row, RowBody, SendState, UserMessage};
+use super::row::{Row, RowBody, SendState, UserMessage};
+use super::row_key::RowKey;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OutboxEntry {
+pub struct PendingSend {
     pub client_msg_id: String,
     /// `None`: sent from the new thread pane, auto-threaded by the gateway.
     pub channel_id: Option<String>,
@@ -22,11 +23,11 @@ pub struct OutboxEntry {
     pub channel_title: Option<String>,
 }
 
-impl OutboxEntry {
+impl PendingSend {
     /// The optimistic bubble shown until the echo replaces it.
     pub fn pending_row(&self) -> Row {
         Row {
-            key: send_key(&self.client_msg_id),
+            key: RowKey::send(&self.client_msg_id),
             seq: None,
             turn: None,
             ts: self.created_ms as i64,

@@ -1,5 +1,10 @@
-//! A real gateway on a free port and a real WebSocket client for the tests.
+//! What the gateway's tests share: a real gateway on a free port and a
+//! real WebSocket client (here), a scripted model server
+//! ([`fake_model`]) and a real Hermes Agent ([`hermes`]).
 #![allow(dead_code)] // Each test binary uses a different part of this module.
+
+pub mod fake_model;
+pub mod hermes;
 
 use std::path::Path;
 use std::time::Duration;

@@ -1,17 +1,17 @@
-//! The durable outbox: a message typed while disconnected is shown as
+//! Durable pending sends: a message typed while disconnected is shown as
 //! pending, kept in localStorage across a reload, and sent exactly once
 //! when the gateway is back; a rejected send shows why, with a retry.
 
 use serde_json::{json, Value};
 
-use super::common::{
-    assert_no_crash, behind_proxy, reload, show_rows, status, timeline, wait_status, wait_turn_over,
-};
+use crate::support::connection::{assert_no_crash, behind_proxy, status, wait_status};
 use crate::support::fake_gateway::{FakeGateway, FakeOpts};
-use crate::support::ui::{hash, local_storage, send, send_new_thread, CONNECTED};
+use crate::support::timeline::{show_rows, timeline, wait_turn_over};
+use crate::support::ui::{hash, local_storage, reload, send, send_new_thread, CONNECTED};
 use crate::support::{secs, Browser, Gateway, GatewayOpts, Page};
 
-const OUTBOX: &str = "aria.outbox";
+/// The app's localStorage key for pending sends (named before the rename).
+const PENDING_SENDS: &str = "aria.outbox";
 
 /// How many `.msg-user` bubbles contain `text`, and how many of them are pending.
 async fn user_bubbles(b: &Browser, text: &str) -> (u64, u64) {
@@ -26,7 +26,7 @@ async fn user_bubbles(b: &Browser, text: &str) -> (u64, u64) {
     (v[0].as_u64().unwrap_or(0), v[1].as_u64().unwrap_or(0))
 }
 
-fn outbox_texts(v: &Value) -> Vec<String> {
+fn pending_texts(v: &Value) -> Vec<String> {
     v.as_array()
         .map(|a| {
             a.iter()
@@ -72,11 +72,11 @@ async fn an_offline_message_is_pending_survives_a_reload_and_is_sent_exactly_onc
         || async { (user_bubbles(b, "typed while offline").await == (1, 1)).then_some(()) },
     )
     .await;
-    let kept = local_storage(b, OUTBOX).await;
+    let kept = local_storage(b, PENDING_SENDS).await;
     assert_eq!(
-        outbox_texts(&kept),
+        pending_texts(&kept),
         vec!["typed while offline".to_string()],
-        "the outbox in localStorage: {kept}"
+        "the pending sends in localStorage: {kept}"
     );
 
     // Reload while still offline: the message is still there, still pending.
@@ -105,7 +105,7 @@ async fn an_offline_message_is_pending_survives_a_reload_and_is_sent_exactly_onc
     .await;
     wait_turn_over(b, secs(30)).await;
     assert_eq!(
-        outbox_texts(&local_storage(b, OUTBOX).await),
+        pending_texts(&local_storage(b, PENDING_SENDS).await),
         Vec::<String>::new()
     );
 
@@ -217,7 +217,7 @@ async fn a_rejected_send_shows_the_error_and_can_be_retried() {
     assert_eq!(sends.len(), 2);
     assert_eq!(sends[0]["client_msg_id"], sends[1]["client_msg_id"]);
     assert_eq!(
-        outbox_texts(&local_storage(b, OUTBOX).await),
+        pending_texts(&local_storage(b, PENDING_SENDS).await),
         Vec::<String>::new()
     );
     b.assert_no_console_errors().await;

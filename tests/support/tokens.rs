@@ -3,9 +3,10 @@
 
 use serde_json::Value;
 
-use crate::support::fake_gateway::FakeGateway;
-use crate::support::ui::*;
-use crate::support::{secs, App, Browser, GatewayOpts};
+use super::connection::wait_status;
+use super::fake_gateway::FakeGateway;
+use super::ui::*;
+use super::{secs, App, Browser, GatewayOpts};
 
 pub const TOKEN_A: &str = "tok-A-4c1d-secret";
 
@@ -18,16 +19,10 @@ pub async fn app_with_token() -> App {
     })
     .await;
     let b = &app.browser;
-    wait_state(b, "unauthorized").await;
+    wait_status(b, "unauthorized", secs(20)).await;
     with_settings(b, |b| async move { fill(b, "token", TOKEN_A).await }).await;
     connected(b).await;
     app
-}
-
-/// Waits until the connection badge's `data-state` is `state`.
-pub async fn wait_state(b: &Browser, state: &str) {
-    let css = format!("[data-testid=conn-status][data-state={state}]");
-    b.wait_for(&css, secs(20)).await;
 }
 
 /// Every `hello` the fake gateway received, in order.

@@ -3,9 +3,9 @@
 
 use serde_json::{json, Value};
 
-use crate::support::fake_gateway::{channel, FakeGateway, FakeOpts};
-use crate::support::ui::fake_page;
-use crate::support::{secs, Browser, Page};
+use super::fake_gateway::{channel, FakeGateway, FakeOpts};
+use super::ui::fake_page;
+use super::{secs, Browser, Page};
 
 pub const ALL_CHOICES: [&str; 4] = ["once", "session", "always", "deny"];
 pub const TITLE: &str = "Run a shell command?";

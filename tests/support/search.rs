@@ -3,8 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::support::fake_gateway::{channel, message_item, FakeGateway, FakeOpts};
-use crate::support::{secs, Browser};
+use super::fake_gateway::{channel, message_item, FakeGateway, FakeOpts};
+use super::{secs, Browser};
 
 /// A fake gateway with thread `c1` of `n` logged messages, `text(seq)` each.
 pub async fn big_thread(opts: FakeOpts, n: u64, text: impl Fn(u64) -> String) -> FakeGateway {
