@@ -1,0 +1,234 @@
+//! The two scenarios, driven the same way in either client: a fresh
+//! headless Chromium per run (the bench's flags), `bench/probe.js` and
+//! `watch.js` added to the page before its own scripts, main-thread time
+//! from the DevTools protocol. What differs between the clients is only
+//! their [`Ui`]: where to type, what shows an answer still streaming, what
+//! scrolls.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::sse::END_HREF;
+use crate::cdp::{self, MainThread};
+use crate::measure::Collected;
+use crate::report::load_average;
+use crate::support::{paths, poll_until, secs, Browser};
+
+/// One client's page.
+pub struct Ui {
+    pub name: &'static str,
+    /// The message box (typed into, Enter sends).
+    pub composer: &'static str,
+    /// Present once the page can send (aria-web: connected).
+    pub ready: &'static str,
+    /// Present while an answer streams.
+    pub busy: &'static str,
+    /// The element that scrolls the thread.
+    pub scroller: &'static str,
+}
+
+/// A thread to open: its URL and its first and newest messages' selectors.
+pub struct Thread {
+    pub url: String,
+    pub first: String,
+    pub last: String,
+}
+
+/// What one streamed answer cost.
+#[derive(Debug, Clone)]
+pub struct StreamRun {
+    /// Send (Enter) → the answer's last block on screen; `None` past the cap.
+    pub end_ms: Option<f64>,
+    /// Send → the client no longer shows the answer as streaming (the end
+    /// of the measured window).
+    pub done_ms: Option<f64>,
+    pub main: MainThread,
+    pub long_tasks: usize,
+    pub longest_task: f64,
+    pub dom_nodes: f64,
+    pub load: String,
+}
+
+/// What opening a long thread and scrolling it to the top cost.
+#[derive(Debug, Clone)]
+pub struct ThreadRun {
+    /// Navigation start → the newest message in the DOM.
+    pub open_ms: Option<f64>,
+    pub dom_nodes: f64,
+    /// Scrolling started → the first message in the DOM with the scroller
+    /// at the top; `None` past the cap.
+    pub top_ms: Option<f64>,
+    pub long_tasks: usize,
+    pub longest_task: f64,
+    pub main: MainThread,
+    pub load: String,
+}
+
+/// A fresh browser whose pages get the probe and the watcher first;
+/// `watch` (name → selector) is watched from the first frame on.
+async fn browser(watch: &Value) -> Browser {
+    let b = Browser::start().await;
+    let probe = std::fs::read_to_string(paths::repo_root().join("bench/probe.js"))
+        .expect("bench: read bench/probe.js");
+    let source = format!(
+        "window.__peerWatch = {watch};\n{}\n{probe}",
+        include_str!("watch.js")
+    );
+    b.cdp(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({ "source": source }),
+    )
+    .await;
+    b
+}
+
+/// A script's value, or `None` when the page did not answer (a page busy
+/// in one long task makes chromedriver give up after its script timeout).
+async fn try_js(b: &Browser, script: &str, args: Vec<Value>) -> Option<Value> {
+    b.client().execute(script, args).await.ok()
+}
+
+/// Polls `script` until it returns a number, for at most `cap`.
+async fn wait_number(b: &Browser, what: &str, script: &str, cap: Duration) -> Option<f64> {
+    poll_until(what, cap, Duration::from_millis(100), || async {
+        let v = try_js(b, script, vec![]).await;
+        Ok::<_, String>(v.and_then(|v| v.as_f64()))
+    })
+    .await
+    .ok()
+}
+
+/// CDP counters, or `None` when the page is too busy to answer in a minute.
+async fn metrics(b: &Browser) -> Option<std::collections::HashMap<String, f64>> {
+    tokio::time::timeout(secs(60), cdp::metrics(b)).await.ok()
+}
+
+async fn collect(b: &Browser, since: f64) -> Option<Collected> {
+    let v = try_js(
+        b,
+        "return window.__bench.collect(arguments[0]);",
+        vec![json!(since)],
+    )
+    .await?;
+    serde_json::from_value(v).ok()
+}
+
+fn main_between(
+    before: &Option<std::collections::HashMap<String, f64>>,
+    after: &Option<std::collections::HashMap<String, f64>>,
+) -> MainThread {
+    let empty = Default::default();
+    MainThread::between(
+        before.as_ref().unwrap_or(&empty),
+        after.as_ref().unwrap_or(&empty),
+    )
+}
+
+/// Sends `stream KIB` and measures until the end of the answer is shown
+/// (at most `cap`) and the client says it stopped streaming.
+pub async fn stream(ui: &Ui, url: &str, kib: usize, cap: Duration) -> StreamRun {
+    let load = load_average();
+    let b = browser(&json!({})).await;
+    b.goto(url).await;
+    b.wait_for(ui.composer, secs(120)).await;
+    b.wait_for(ui.ready, secs(60)).await;
+    // Start-up work (model lists, sidebars, fonts) out of the way.
+    tokio::time::sleep(secs(2)).await;
+    b.type_into(ui.composer, &format!("stream {kib}")).await;
+    b.js(
+        "window.__peer.watch.end = arguments[0];",
+        vec![json!(format!("a[href='{END_HREF}']"))],
+    )
+    .await;
+    let t0 = b
+        .js("return performance.now();", vec![])
+        .await
+        .as_f64()
+        .unwrap_or(0.0);
+    let before = metrics(&b).await;
+    b.press_enter(ui.composer).await;
+    let end = wait_number(
+        &b,
+        "the end of the answer",
+        "return window.__peer.marks.end ?? null;",
+        cap,
+    )
+    .await;
+    let mut done = None;
+    if end.is_some() {
+        let idle = format!(
+            "return document.querySelector(\"{}\") ? null : performance.now();",
+            ui.busy
+        );
+        done = wait_number(&b, "the stream to stop", &idle, secs(120)).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let main = main_between(&before, &metrics(&b).await);
+    let seen = collect(&b, t0).await;
+    let run = StreamRun {
+        end_ms: end.map(|e| e - t0),
+        done_ms: done.map(|d| d - t0),
+        main,
+        long_tasks: seen.as_ref().map_or(0, |s| s.long_tasks.len()),
+        longest_task: seen.as_ref().map_or(f64::NAN, Collected::longest_task),
+        dom_nodes: seen.and_then(|s| s.memory.dom_nodes).unwrap_or(f64::NAN),
+        load,
+    };
+    b.close().await;
+    run
+}
+
+/// Opens `thread` in a fresh page, then scrolls it to the top (at most
+/// `cap`).
+pub async fn thread(ui: &Ui, thread: &Thread, cap: Duration) -> ThreadRun {
+    let load = load_average();
+    let b = browser(&json!({ "open": thread.last })).await;
+    b.goto(&thread.url).await;
+    let open = wait_number(
+        &b,
+        "the thread open",
+        "return window.__peer.marks.open ?? null;",
+        secs(120),
+    )
+    .await;
+    tokio::time::sleep(secs(1)).await;
+    let before = metrics(&b).await;
+    let nodes = try_js(
+        &b,
+        "return document.getElementsByTagName('*').length;",
+        vec![],
+    )
+    .await
+    .and_then(|v| v.as_f64())
+    .unwrap_or(f64::NAN);
+    b.js(
+        "window.__peer.toTop(arguments[0], arguments[1], arguments[2]);",
+        vec![
+            json!(ui.scroller),
+            json!(thread.first),
+            json!(cap.as_millis() as u64),
+        ],
+    )
+    .await;
+    let top = wait_number(
+        &b,
+        "the thread's top",
+        "const t = window.__peer.top; return t.done ? (t.timedOut ? -1 : t.ended - t.started) : null;",
+        cap + secs(60),
+    )
+    .await;
+    let main = main_between(&before, &metrics(&b).await);
+    let seen = collect(&b, 0.0).await;
+    let run = ThreadRun {
+        open_ms: open,
+        dom_nodes: nodes,
+        top_ms: top.filter(|t| *t >= 0.0),
+        long_tasks: seen.as_ref().map_or(0, |s| s.long_tasks.len()),
+        longest_task: seen.as_ref().map_or(f64::NAN, Collected::longest_task),
+        main,
+        load,
+    };
+    b.close().await;
+    run
+}
