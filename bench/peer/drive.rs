@@ -5,7 +5,8 @@
 //! their [`Ui`]: where to type, what shows an answer still streaming, what
 //! scrolls.
 
-use std::time::Duration;
+use std::future::Future;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -14,6 +15,12 @@ use crate::cdp::{self, MainThread};
 use crate::measure::Collected;
 use crate::report::load_average;
 use crate::support::{paths, poll_until, secs, Browser};
+
+/// After a cap: for the client to say it is done, and for its page to
+/// answer the measuring calls, before the run is given up.
+const AFTER_CAP_SECS: u64 = 60;
+/// Page load → the thread's newest message.
+pub const OPEN_CAP_SECS: u64 = 90;
 
 /// One client's page.
 pub struct Ui {
@@ -44,7 +51,8 @@ pub struct StreamRun {
     /// of the measured window).
     pub done_ms: Option<f64>,
     pub main: MainThread,
-    pub long_tasks: usize,
+    /// NaN when the page never answered.
+    pub long_tasks: f64,
     pub longest_task: f64,
     pub dom_nodes: f64,
     pub load: String,
@@ -59,7 +67,8 @@ pub struct ThreadRun {
     /// Scrolling started → the first message in the DOM with the scroller
     /// at the top; `None` past the cap.
     pub top_ms: Option<f64>,
-    pub long_tasks: usize,
+    /// NaN when the page never answered.
+    pub long_tasks: f64,
     pub longest_task: f64,
     pub main: MainThread,
     pub load: String,
@@ -99,9 +108,17 @@ async fn wait_number(b: &Browser, what: &str, script: &str, cap: Duration) -> Op
     .ok()
 }
 
-/// CDP counters, or `None` when the page is too busy to answer in a minute.
+/// `fut`'s value, or `None` once `deadline` has passed: a page busy in
+/// long tasks answers WebDriver late or not at all, and a run must end.
+async fn by<T>(deadline: Instant, fut: impl Future<Output = Option<T>>) -> Option<T> {
+    tokio::time::timeout_at(deadline.into(), fut)
+        .await
+        .ok()
+        .flatten()
+}
+
 async fn metrics(b: &Browser) -> Option<std::collections::HashMap<String, f64>> {
-    tokio::time::timeout(secs(60), cdp::metrics(b)).await.ok()
+    Some(cdp::metrics(b).await)
 }
 
 async fn collect(b: &Browser, since: f64) -> Option<Collected> {
@@ -148,29 +165,40 @@ pub async fn stream(ui: &Ui, url: &str, kib: usize, cap: Duration) -> StreamRun 
         .unwrap_or(0.0);
     let before = metrics(&b).await;
     b.press_enter(ui.composer).await;
-    let end = wait_number(
-        &b,
-        "the end of the answer",
-        "return window.__peer.marks.end ?? null;",
-        cap,
+    let sent = Instant::now();
+    let end = by(
+        sent + cap,
+        wait_number(
+            &b,
+            "the end of the answer",
+            "return window.__peer.marks.end ?? null;",
+            cap,
+        ),
     )
     .await;
+    let hard = sent + cap + secs(AFTER_CAP_SECS);
     let mut done = None;
     if end.is_some() {
         let idle = format!(
             "return document.querySelector(\"{}\") ? null : performance.now();",
             ui.busy
         );
-        done = wait_number(&b, "the stream to stop", &idle, secs(120)).await;
+        done = by(
+            hard,
+            wait_number(&b, "the stream to stop", &idle, secs(AFTER_CAP_SECS)),
+        )
+        .await;
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
-    let main = main_between(&before, &metrics(&b).await);
-    let seen = collect(&b, t0).await;
+    let main = main_between(&before, &by(hard, metrics(&b)).await);
+    let seen = by(hard, collect(&b, t0)).await;
     let run = StreamRun {
         end_ms: end.map(|e| e - t0),
         done_ms: done.map(|d| d - t0),
         main,
-        long_tasks: seen.as_ref().map_or(0, |s| s.long_tasks.len()),
+        long_tasks: seen
+            .as_ref()
+            .map_or(f64::NAN, |s| s.long_tasks.len() as f64),
         longest_task: seen.as_ref().map_or(f64::NAN, Collected::longest_task),
         dom_nodes: seen.and_then(|s| s.memory.dom_nodes).unwrap_or(f64::NAN),
         load,
@@ -185,46 +213,61 @@ pub async fn thread(ui: &Ui, thread: &Thread, cap: Duration) -> ThreadRun {
     let load = load_average();
     let b = browser(&json!({ "open": thread.last })).await;
     b.goto(&thread.url).await;
-    let open = wait_number(
-        &b,
-        "the thread open",
-        "return window.__peer.marks.open ?? null;",
-        secs(120),
+    let opened = Instant::now();
+    let open_by = opened + secs(OPEN_CAP_SECS);
+    let open = by(
+        open_by,
+        wait_number(
+            &b,
+            "the thread open",
+            "return window.__peer.marks.open ?? null;",
+            secs(OPEN_CAP_SECS),
+        ),
     )
     .await;
     tokio::time::sleep(secs(1)).await;
-    let before = metrics(&b).await;
-    let nodes = try_js(
+    let before = by(open_by + secs(AFTER_CAP_SECS), metrics(&b)).await;
+    let count = try_js(
         &b,
         "return document.getElementsByTagName('*').length;",
         vec![],
-    )
-    .await
-    .and_then(|v| v.as_f64())
-    .unwrap_or(f64::NAN);
-    b.js(
-        "window.__peer.toTop(arguments[0], arguments[1], arguments[2]);",
+    );
+    let nodes = by(open_by + secs(AFTER_CAP_SECS), count)
+        .await
+        .and_then(|v| v.as_f64())
+        .unwrap_or(f64::NAN);
+    let scrolled = Instant::now();
+    let hard = scrolled + cap + secs(AFTER_CAP_SECS);
+    let start = try_js(
+        &b,
+        "window.__peer.toTop(arguments[0], arguments[1], arguments[2]); return 1;",
         vec![
             json!(ui.scroller),
             json!(thread.first),
             json!(cap.as_millis() as u64),
         ],
-    )
-    .await;
-    let top = wait_number(
-        &b,
-        "the thread's top",
-        "const t = window.__peer.top; return t.done ? (t.timedOut ? -1 : t.ended - t.started) : null;",
-        cap + secs(60),
-    )
-    .await;
-    let main = main_between(&before, &metrics(&b).await);
-    let seen = collect(&b, 0.0).await;
+    );
+    let top = match by(hard, start).await {
+        Some(_) => {
+            let top = "const t = window.__peer.top; \
+                       return t.done ? (t.timedOut ? -1 : t.ended - t.started) : null;";
+            by(
+                hard,
+                wait_number(&b, "the thread's top", top, cap + secs(AFTER_CAP_SECS)),
+            )
+            .await
+        }
+        None => None,
+    };
+    let main = main_between(&before, &by(hard, metrics(&b)).await);
+    let seen = by(hard, collect(&b, 0.0)).await;
     let run = ThreadRun {
         open_ms: open,
         dom_nodes: nodes,
         top_ms: top.filter(|t| *t >= 0.0),
-        long_tasks: seen.as_ref().map_or(0, |s| s.long_tasks.len()),
+        long_tasks: seen
+            .as_ref()
+            .map_or(f64::NAN, |s| s.long_tasks.len() as f64),
         longest_task: seen.as_ref().map_or(f64::NAN, Collected::longest_task),
         main,
         load,

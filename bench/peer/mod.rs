@@ -9,6 +9,7 @@
 mod drive;
 mod http;
 mod model;
+mod rows;
 mod seeded;
 pub mod sse;
 mod table;
@@ -17,8 +18,7 @@ mod webui;
 use std::path::Path;
 use std::time::Duration;
 
-use drive::{StreamRun, Thread, ThreadRun, Ui};
-use table::Row;
+use drive::{Thread, Ui};
 
 use crate::page::{COMPOSER, CONNECTED};
 use crate::report::{load_average, RunInfo};
@@ -43,24 +43,26 @@ const WEBUI: Ui = Ui {
 
 /// How big and how long: the real comparison, or a quick proof of the harness.
 struct Plan {
-    streams: &'static [usize],
+    /// KiB of each streamed answer, with its runs per client.
+    streams: &'static [(usize, usize)],
     thread_items: u64,
-    /// Runs of each scenario per client, alternating.
+    /// Runs of the thread scenario per client, alternating.
     rounds: usize,
     stream_cap: fn(usize) -> Duration,
     top_cap: Duration,
 }
 
 const FULL: Plan = Plan {
-    streams: &[100, 1024],
+    // One 1 MiB round: Open WebUI runs into its cap, minutes per run.
+    streams: &[(100, 2), (1024, 1)],
     thread_items: 2_000,
     rounds: 2,
-    stream_cap: |kib| secs(if kib > 200 { 300 } else { 120 }),
+    stream_cap: |kib| secs(if kib > 200 { 180 } else { 120 }),
     top_cap: Duration::from_secs(60),
 };
 
 const SMOKE: Plan = Plan {
-    streams: &[8],
+    streams: &[(8, 1)],
     thread_items: 100,
     rounds: 1,
     stream_cap: |_| secs(60),
@@ -128,10 +130,10 @@ pub async fn run(smoke: bool, command: String, out: &Path) {
 
     let mut rows = Vec::new();
     let mut notes = Vec::new();
-    for &kib in plan.streams {
+    for &(kib, rounds) in plan.streams {
         let mut aria = Vec::new();
         let mut peer = Vec::new();
-        for round in 0..plan.rounds {
+        for round in 0..rounds {
             eprintln!("bench: peer: {kib} KiB stream, round {}…", round + 1);
             let g = aria_gateway();
             aria.push(drive::stream(&ARIA, &g.app_url(), kib, (plan.stream_cap)(kib)).await);
@@ -139,17 +141,15 @@ pub async fn run(smoke: bool, command: String, out: &Path) {
             peer.push(drive::stream(&WEBUI, &webui.url(), kib, (plan.stream_cap)(kib)).await);
         }
         let scenario = format!("{} stream", size_name(kib));
-        for (name, runs) in [(ARIA.name, &aria), (WEBUI.name, &peer)] {
-            for (i, r) in runs.iter().enumerate() {
-                notes.push(format!(
-                    "{scenario}, {name} run {}: load {}; {}",
-                    i + 1,
-                    r.load,
-                    r.main.describe()
-                ));
-            }
-        }
-        rows.extend(stream_rows(&scenario, (plan.stream_cap)(kib), &aria, &peer));
+        notes.extend(rows::notes(&scenario, (&aria, &peer), |r| {
+            (&r.load, &r.main)
+        }));
+        rows.extend(rows::stream(
+            &scenario,
+            (plan.stream_cap)(kib),
+            &aria,
+            &peer,
+        ));
     }
     let mut aria = Vec::new();
     let mut peer = Vec::new();
@@ -170,17 +170,10 @@ pub async fn run(smoke: bool, command: String, out: &Path) {
         peer.push(drive::thread(&WEBUI, &webui_thread, plan.top_cap).await);
     }
     let scenario = format!("{}-message thread", plan.thread_items);
-    for (name, runs) in [(ARIA.name, &aria), (WEBUI.name, &peer)] {
-        for (i, r) in runs.iter().enumerate() {
-            notes.push(format!(
-                "{scenario}, {name} run {}: load {}; while scrolling: {}",
-                i + 1,
-                r.load,
-                r.main.describe()
-            ));
-        }
-    }
-    rows.extend(thread_rows(&scenario, plan.top_cap, &aria, &peer));
+    notes.extend(rows::notes(&scenario, (&aria, &peer), |r| {
+        (&r.load, &r.main)
+    }));
+    rows.extend(rows::thread(&scenario, plan.top_cap, &aria, &peer));
     info.load_after = load_average();
     drop(webui);
 
@@ -208,88 +201,6 @@ fn size_name(kib: usize) -> String {
     } else {
         format!("{kib} KiB")
     }
-}
-
-fn stream_rows(scenario: &str, cap: Duration, aria: &[StreamRun], peer: &[StreamRun]) -> Vec<Row> {
-    let row = |metric, unit, cap: Option<f64>, f: &dyn Fn(&StreamRun) -> Option<f64>| Row {
-        scenario: scenario.to_string(),
-        metric,
-        unit,
-        cap,
-        aria: aria.iter().map(f).collect(),
-        webui: peer.iter().map(f).collect(),
-    };
-    let finite = |v: f64| Some(v).filter(|v| v.is_finite());
-    vec![
-        row(
-            "send → end of the answer shown",
-            "ms",
-            Some(cap.as_secs_f64() * 1000.0),
-            &|r| r.end_ms,
-        ),
-        row(
-            "send → client done streaming (end of the window)",
-            "ms",
-            None,
-            &|r| r.done_ms,
-        ),
-        row(
-            "main-thread busy, whole stream (TaskDuration)",
-            "ms",
-            None,
-            &|r| finite(r.main.busy_ms),
-        ),
-        row(
-            "main-thread CPU, whole stream (ThreadTime)",
-            "ms",
-            None,
-            &|r| finite(r.main.cpu_ms),
-        ),
-        row("long tasks over 50 ms", "", None, &|r| {
-            Some(r.long_tasks as f64)
-        }),
-        row("longest task", "ms", None, &|r| finite(r.longest_task)),
-        row("DOM nodes at the end", "", None, &|r| finite(r.dom_nodes)),
-    ]
-}
-
-fn thread_rows(scenario: &str, cap: Duration, aria: &[ThreadRun], peer: &[ThreadRun]) -> Vec<Row> {
-    let row = |metric, unit, cap: Option<f64>, f: &dyn Fn(&ThreadRun) -> Option<f64>| Row {
-        scenario: scenario.to_string(),
-        metric,
-        unit,
-        cap,
-        aria: aria.iter().map(f).collect(),
-        webui: peer.iter().map(f).collect(),
-    };
-    let finite = |v: f64| Some(v).filter(|v| v.is_finite());
-    vec![
-        row(
-            "page load → newest message in the DOM",
-            "ms",
-            Some(120_000.0),
-            &|r| r.open_ms,
-        ),
-        row("DOM nodes once open", "", None, &|r| finite(r.dom_nodes)),
-        row(
-            "scrolled to the first message",
-            "ms",
-            Some(cap.as_secs_f64() * 1000.0),
-            &|r| r.top_ms,
-        ),
-        row(
-            "main-thread busy while scrolling (TaskDuration)",
-            "ms",
-            None,
-            &|r| finite(r.main.busy_ms),
-        ),
-        row("long tasks over 50 ms, open + scroll", "", None, &|r| {
-            Some(r.long_tasks as f64)
-        }),
-        row("longest task, open + scroll", "ms", None, &|r| {
-            finite(r.longest_task)
-        }),
-    ]
 }
 
 fn results_file(info: &RunInfo, table: &str, notes: &[String]) -> String {

@@ -17,6 +17,23 @@ pub struct Row {
 }
 
 impl Row {
+    /// The row of `metric`, read by `f` from each run of both clients.
+    pub fn of<R>(
+        scenario: &str,
+        (metric, unit, cap): (&'static str, &'static str, Option<f64>),
+        (aria, webui): (&[R], &[R]),
+        f: impl Fn(&R) -> Option<f64>,
+    ) -> Row {
+        Row {
+            scenario: scenario.to_string(),
+            metric,
+            unit,
+            cap,
+            aria: aria.iter().map(&f).collect(),
+            webui: webui.iter().map(&f).collect(),
+        }
+    }
+
     fn cell(&self, runs: &[Option<f64>]) -> String {
         if runs.is_empty() {
             return "—".into();
@@ -61,6 +78,11 @@ impl Row {
             _ => "—".into(),
         }
     }
+}
+
+/// `v` when it is a number (a missing reading is NaN).
+pub fn finite(v: f64) -> Option<f64> {
+    Some(v).filter(|v| v.is_finite())
 }
 
 fn number(v: f64, unit: &str) -> String {
