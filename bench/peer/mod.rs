@@ -53,10 +53,10 @@ struct Plan {
 }
 
 const FULL: Plan = Plan {
-    // One 1 MiB round: Open WebUI runs into its cap, minutes per run.
+    // One round of 1 MiB and of the thread: Open WebUI's runs take minutes.
     streams: &[(100, 2), (1024, 1)],
     thread_items: 2_000,
-    rounds: 2,
+    rounds: 1,
     stream_cap: |kib| secs(if kib > 200 { 180 } else { 120 }),
     top_cap: Duration::from_secs(60),
 };
