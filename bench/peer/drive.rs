@@ -22,12 +22,15 @@ const AFTER_CAP_SECS: u64 = 60;
 /// Page load → the thread's newest message.
 pub const OPEN_CAP_SECS: u64 = 90;
 
-/// Presses Enter in the composer from a timer task; returns the time it
-/// will happen at (the start of the measured window).
+/// Presses Enter in the composer from a timer task of the page, noting
+/// when in `__peer.sent` (the start of the measured window).
 const SEND: &str = "const el = document.querySelector(arguments[0]); el.focus(); \
-    setTimeout(() => el.dispatchEvent(new KeyboardEvent('keydown', \
-      { key: 'Enter', code: 'Enter', keyCode: 13, which: 13, bubbles: true, cancelable: true })), 0); \
-    return performance.now();";
+    setTimeout(() => { window.__peer.sent = performance.now(); \
+      el.dispatchEvent(new KeyboardEvent('keydown', \
+        { key: 'Enter', code: 'Enter', keyCode: 13, which: 13, bubbles: true, cancelable: true })); }, 0);";
+/// Send → the answer's end on screen, once it is.
+const END_SHOWN: &str =
+    "const p = window.__peer; return p.marks.end === undefined ? null : p.marks.end - p.sent;";
 
 /// One client's page.
 pub struct Ui {
@@ -128,13 +131,10 @@ async fn metrics(b: &Browser) -> Option<std::collections::HashMap<String, f64>> 
     Some(cdp::metrics(b).await)
 }
 
-async fn collect(b: &Browser, since: f64) -> Option<Collected> {
-    let v = try_js(
-        b,
-        "return window.__bench.collect(arguments[0]);",
-        vec![json!(since)],
-    )
-    .await?;
+/// What the probe recorded since the time `since` (a JS expression).
+async fn collect(b: &Browser, since: &str) -> Option<Collected> {
+    let script = format!("return window.__bench.collect({since});");
+    let v = try_js(b, &script, vec![]).await?;
     serde_json::from_value(v).ok()
 }
 
@@ -167,30 +167,25 @@ pub async fn stream(ui: &Ui, url: &str, kib: usize, cap: Duration) -> StreamRun 
     .await;
     let before = metrics(&b).await;
     // Enter as a key event dispatched from a task of the page's own: a
-    // WebDriver key press waits for the page to acknowledge it, which a page
-    // busy rendering the answer may not do for minutes, and the caps
-    // would start late.
-    let t0 = b
-        .js(SEND, vec![json!(ui.composer)])
-        .await
-        .as_f64()
-        .unwrap_or(0.0);
+    // WebDriver key press waits for the page to acknowledge it, and even a
+    // script's result can come late from a page busy with the answer, so
+    // the caps count from here.
     let sent = Instant::now();
-    let end = by(
-        sent + cap,
-        wait_number(
-            &b,
-            "the end of the answer",
-            "return window.__peer.marks.end ?? null;",
-            cap,
-        ),
-    )
-    .await;
     let hard = sent + cap + secs(AFTER_CAP_SECS);
+    let end = match by(sent + cap, try_js(&b, SEND, vec![json!(ui.composer)])).await {
+        Some(_) => {
+            by(
+                sent + cap,
+                wait_number(&b, "the end of the answer", END_SHOWN, cap),
+            )
+            .await
+        }
+        None => None,
+    };
     let mut done = None;
     if end.is_some() {
         let idle = format!(
-            "return document.querySelector(\"{}\") ? null : performance.now();",
+            "return document.querySelector(\"{}\") ? null : performance.now() - window.__peer.sent;",
             ui.busy
         );
         done = by(
@@ -201,10 +196,10 @@ pub async fn stream(ui: &Ui, url: &str, kib: usize, cap: Duration) -> StreamRun 
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     let main = main_between(&before, &by(hard, metrics(&b)).await);
-    let seen = by(hard, collect(&b, t0)).await;
+    let seen = by(hard, collect(&b, "window.__peer.sent || 0")).await;
     let run = StreamRun {
-        end_ms: end.map(|e| e - t0),
-        done_ms: done.map(|d| d - t0),
+        end_ms: end,
+        done_ms: done,
         main,
         long_tasks: seen
             .as_ref()
@@ -270,7 +265,7 @@ pub async fn thread(ui: &Ui, thread: &Thread, cap: Duration) -> ThreadRun {
         None => None,
     };
     let main = main_between(&before, &by(hard, metrics(&b)).await);
-    let seen = by(hard, collect(&b, 0.0)).await;
+    let seen = by(hard, collect(&b, "0")).await;
     let run = ThreadRun {
         open_ms: open,
         dom_nodes: nodes,
