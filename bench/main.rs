@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! bench [--smoke] [--only load,decode,stream,flood,thread,jump,export,code,search,lighthouse] [--out FILE]
+//! bench [--smoke] --peer open-webui [--out FILE]
 //! ```
 //!
 //! `--smoke` runs tiny sizes and only fails on broken checks (the test
@@ -20,6 +21,7 @@ mod support;
 mod cdp;
 mod measure;
 mod page;
+mod peer;
 mod report;
 mod scenarios;
 
@@ -51,12 +53,15 @@ struct Options {
     smoke: bool,
     only: Vec<String>,
     out: PathBuf,
+    /// `--peer open-webui`: the side-by-side comparison instead (bench/peer/).
+    peer: bool,
 }
 
 fn options() -> Options {
     let mut smoke = false;
     let mut only: Vec<String> = ALL.iter().map(|s| s.to_string()).collect();
     let mut out = None;
+    let mut peer = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -73,24 +78,32 @@ fn options() -> Options {
                 }
             }
             "--out" => out = args.next().map(PathBuf::from),
+            "--peer" => match args.next().as_deref() {
+                Some("open-webui") => peer = true,
+                other => usage(&format!("unknown peer {other:?} (only open-webui)")),
+            },
             // `cargo test --bench` passes libtest flags through.
             "--bench" | "--nocapture" => {}
             other => usage(&format!("unknown argument {other:?}")),
         }
     }
-    let out = out.unwrap_or_else(|| {
-        if smoke {
-            paths::target_dir().join("bench-smoke.md")
-        } else {
-            paths::repo_root().join("bench").join("results.md")
-        }
+    let out = out.unwrap_or_else(|| match (smoke, peer) {
+        (true, false) => paths::target_dir().join("bench-smoke.md"),
+        (true, true) => paths::target_dir().join("bench-peer-smoke.md"),
+        (false, false) => paths::repo_root().join("bench").join("results.md"),
+        (false, true) => paths::repo_root().join("bench").join("peer-results.md"),
     });
-    Options { smoke, only, out }
+    Options {
+        smoke,
+        only,
+        out,
+        peer,
+    }
 }
 
 fn usage(problem: &str) -> ! {
     eprintln!(
-        "bench: {problem}\nusage: scripts/bench [--smoke] [--only {}] [--out FILE]",
+        "bench: {problem}\nusage: scripts/bench [--smoke] [--only {} | --peer open-webui] [--out FILE]",
         ALL.join(",")
     );
     std::process::exit(2);
@@ -109,6 +122,16 @@ async fn main() {
     // Chromium with a full GC on demand and exact heap numbers.
     if std::env::var_os("ARIA_CHROMIUM").is_none() {
         std::env::set_var("ARIA_CHROMIUM", root.join("bench").join("chromium"));
+    }
+    let command = std::env::var("ARIA_BENCH_COMMAND").unwrap_or_else(|_| {
+        format!(
+            "cargo test --bench bench -- {}",
+            std::env::args().skip(1).collect::<Vec<_>>().join(" ")
+        )
+    });
+    if opts.peer {
+        peer::run(opts.smoke, command, &opts.out).await;
+        return;
     }
 
     let in_browser: Vec<&str> = ALL
@@ -147,12 +170,6 @@ async fn main() {
         eprintln!("bench: lighthouse…");
         scenarios::lighthouse::run(&mut report);
     }
-    let command = std::env::var("ARIA_BENCH_COMMAND").unwrap_or_else(|_| {
-        format!(
-            "cargo test --bench bench -- {}",
-            std::env::args().skip(1).collect::<Vec<_>>().join(" ")
-        )
-    });
     let run = match &client {
         Some((dist, _)) => {
             browser_scenarios(&in_browser, &gateway, dist, sizes, command, &mut report).await

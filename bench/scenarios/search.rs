@@ -40,7 +40,7 @@ const QUERIES: &[&str] = &[
     "what would you change?",
 ];
 
-type Socket =
+pub type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 pub async fn run(gateway: &Gateway, sizes: Sizes, report: &mut Report) {
@@ -175,14 +175,14 @@ fn seed_rate(output: &str) -> Option<f64> {
     rest.split_whitespace().next()?.parse().ok()
 }
 
-async fn send(ws: &mut Socket, frame: Value) {
+pub async fn send(ws: &mut Socket, frame: Value) {
     ws.send(Message::text(frame.to_string()))
         .await
         .expect("bench: send to the gateway");
 }
 
 /// The next frame of type `ty` (or an error frame), within 30 s.
-async fn reply(ws: &mut Socket, ty: &str) -> Value {
+pub async fn reply(ws: &mut Socket, ty: &str) -> Value {
     let wait = async {
         while let Some(message) = ws.next().await {
             if let Ok(Message::Text(text)) = message {
