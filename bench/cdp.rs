@@ -50,6 +50,10 @@ impl MainThread {
 
     /// One line for the report's notes.
     pub fn describe(&self) -> String {
+        // A reading that never came (a page too busy to answer) is NaN.
+        if !self.cpu_ms.is_finite() || !self.busy_ms.is_finite() {
+            return "main-thread time not read: the page did not answer in time".to_string();
+        }
         format!(
             "main-thread CPU {:.0} ms for {:.0} ms of busy wall time (script {:.0}, layout {:.0}, style {:.0} ms)",
             self.cpu_ms, self.busy_ms, self.script_ms, self.layout_ms, self.style_ms
