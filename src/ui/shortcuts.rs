@@ -92,7 +92,9 @@ fn run(rt: Runtime, help_open: RwSignal<bool>, act: Action) {
         Action::PreviousThread | Action::NextThread => {
             let step = if act == Action::NextThread { 1 } else { -1 };
             let list = thread_order();
-            let current = rt.view.active.get_untracked();
+            // The hash, not the open thread: a press right after another
+            // has changed the hash before its hashchange has opened it.
+            let (current, _) = browser::hash_target();
             if let Some(id) = neighbour(&list, current.as_deref(), step) {
                 go(Some(id));
             }

@@ -174,6 +174,33 @@ fn shortcuts_and_their_help_dialog() {
             .await;
         }
 
+        // Two presses in one go walk two steps: the second reads where the
+        // first went, before the app has opened it.
+        press(b, &[Key::Alt.into(), 'n']).await;
+        b.poll("Alt+N to open the new-thread pane", secs(5), || async {
+            hash_channel(b).await.is_none().then_some(())
+        })
+        .await;
+        let down: char = Key::Down.into();
+        let alt: char = Key::Alt.into();
+        let twice = KeyActions::new("keyboard".into())
+            .then(KeyAction::Down { value: alt })
+            .then(KeyAction::Down { value: down })
+            .then(KeyAction::Up { value: down })
+            .then(KeyAction::Down { value: down })
+            .then(KeyAction::Up { value: down })
+            .then(KeyAction::Up { value: alt });
+        if let Err(e) = b.client().perform_actions(twice).await {
+            b.fail(&format!("cannot press Alt+Down twice: {e}")).await;
+        }
+        let _ = b.client().release_actions().await;
+        b.poll(
+            &format!("Alt+Down twice to open {first}"),
+            secs(5),
+            || async { (hash_channel(b).await.as_deref() == Some(first.as_str())).then_some(()) },
+        )
+        .await;
+
         // Escape in the composer stops the running turn (and is no stop
         // when nothing runs: the text stays).
         b.js(
