@@ -22,12 +22,12 @@ pub fn ShortcutHelp(open: RwSignal<bool>) -> impl IntoView {
             d.close();
         }
     });
-    // Closed by Escape, the button or `open`: give the focus back.
+    // Closed by Escape, the button or `open`: give the focus back, unless
+    // it is already somewhere (the `close` event comes a task after the
+    // close, when the reader may have moved on).
     let on_close = move |_| {
         open.set(false);
-        if let Some(el) = back_to.try_update_value(Option::take).flatten() {
-            let _ = el.focus();
-        }
+        browser::refocus(back_to.try_update_value(Option::take).flatten());
     };
     view! {
         <dialog class="shortcut-help" data-testid="shortcut-help" node_ref=dialog
