@@ -40,10 +40,14 @@ await new Promise((go) => {
   setTimeout(go, 3000);
 });
 
+// The wasm's fetch starts with the JS's, not after it has loaded: the
+// larger download is not queued behind the smaller one.
 const tag = document.getElementById("aria-boot");
+const wasm = fetch(tag.dataset.wasm);
+wasm.catch(() => {}); // reported by `init` below, or moot if the import failed
 try {
   const { default: init } = await import(tag.dataset.js);
-  await init({ module_or_path: tag.dataset.wasm });
+  await init({ module_or_path: wasm });
 } catch (err) {
   fail(err);
   throw err;
