@@ -1,4 +1,5 @@
-//! Small display formats: durations, token counts, tool arguments, previews.
+//! Small display formats: durations, token counts, CSS pixel lengths, tool
+//! arguments, previews. No `f64` is ever formatted by `core::fmt` here (see `compact`).
 
 use serde_json::Value;
 
