@@ -154,7 +154,10 @@ impl Settings {
                 "trusted_gateways" | "plaintext_ok" => valid_addresses(value),
                 _ => value,
             };
-            let Ok(serde_json::Value::Object(mut merged)) = serde_json::to_value(&out) else {
+            // Through the JSON text, not `to_value`: the wasm then needs no
+            // serializer into a `Value` (bench/README.md "Size").
+            let Ok(serde_json::Value::Object(mut merged)) = serde_json::from_str(&out.to_json())
+            else {
                 break;
             };
             // Nested objects merge the same way, one field at a time.

@@ -1,4 +1,5 @@
-//! Small display formats: durations, token counts, tool arguments, previews.
+//! Small display formats: durations, token counts, CSS pixel lengths, tool
+//! arguments, previews. No `f64` is ever formatted by `core::fmt` here (see `compact`).
 
 use serde_json::Value;
 
@@ -10,9 +11,9 @@ pub fn duration(secs: f64) -> String {
     if !secs.is_finite() || secs < 0.0 {
         return "—".into();
     }
-    let secs = secs + 0.0; // -0.0 → 0.0
     if secs < 9.95 {
-        return format!("{secs:.1} s");
+        let tenths = (secs * 10.0).round() as u64;
+        return format!("{}.{} s", tenths / 10, tenths % 10);
     }
     // Saturating cast; rounding first so 59.6 s reads "1 m 00 s".
     let total = secs.round() as u64;
@@ -32,28 +33,39 @@ pub fn tokens(n: u64) -> String {
     }
 }
 
-/// `1.2k`, `12k`, `340k`, `3.4M`, `1.1B`, `2T` (n ≥ 1000).
+/// `1.2k`, `12k`, `340k`, `3.4M`, `1.1B`, `2T` (n ≥ 1000). Integer
+/// arithmetic on rounded tenths: `{:.1}` would pull float-to-decimal
+/// formatting into the wasm (bench/README.md "Size").
 fn compact(n: u64) -> String {
     const UNITS: [(f64, &str); 4] = [(1e3, "k"), (1e6, "M"), (1e9, "B"), (1e12, "T")];
     let mut out = String::new();
     for (i, (unit, suffix)) in UNITS.iter().enumerate() {
         let v = n as f64 / unit;
-        let tenths = (v * 10.0).round() / 10.0;
-        if tenths < 100.0 {
-            out = format!("{tenths:.1}");
-            if out.ends_with(".0") {
-                out.truncate(out.len() - 2);
-            }
-            out.push_str(suffix);
+        let tenths = (v * 10.0).round() as u64;
+        if tenths < 1000 {
+            out = match tenths % 10 {
+                0 => format!("{}{suffix}", tenths / 10),
+                d => format!("{}.{d}{suffix}", tenths / 10),
+            };
             break;
         }
-        let whole = v.round();
-        if whole < 1000.0 || i == UNITS.len() - 1 {
-            out = format!("{whole:.0}{suffix}");
+        let whole = v.round() as u64;
+        if whole < 1000 || i == UNITS.len() - 1 {
+            out = format!("{whole}{suffix}");
             break;
         }
     }
     out
+}
+
+/// A CSS length in pixels to a hundredth, `12.35px` (non-finite → `0.00px`),
+/// written with integer arithmetic for the reason given at `compact`.
+pub fn px(v: f64) -> String {
+    let v = if v.is_finite() { v } else { 0.0 };
+    // Saturating cast: a length past u64::MAX hundredths is not a real one.
+    let hundredths = (v.abs() * 100.0).round() as u64;
+    let sign = if v < 0.0 && hundredths > 0 { "-" } else { "" };
+    format!("{sign}{}.{:02}px", hundredths / 100, hundredths % 100)
 }
 
 /// Pretty-printed JSON of a tool's arguments, cut at a char boundary to at
@@ -162,6 +174,24 @@ mod tests {
             (u64::MAX, "18446744T tokens"),
         ] {
             assert_eq!(tokens(n), want, "{n}");
+        }
+    }
+
+    #[test]
+    fn pixel_lengths() {
+        for (v, want) in [
+            (0.0, "0.00px"),
+            (-0.0, "0.00px"),
+            (12.0, "12.00px"),
+            (12.345_6, "12.35px"),
+            (0.004, "0.00px"),
+            (-0.004, "0.00px"),
+            (-3.5, "-3.50px"),
+            (1_234_567.891, "1234567.89px"),
+            (f64::NAN, "0.00px"),
+            (f64::INFINITY, "0.00px"),
+        ] {
+            assert_eq!(px(v), want, "{v}");
         }
     }
 

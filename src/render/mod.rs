@@ -28,7 +28,7 @@ mod xss_corpus;
 /// gateway sends; written in the protocol crate so the reference gateway
 /// stores the same (protocol.md §11).
 pub use crate::protocol::thread_preview;
-pub use format::{args_pretty, duration, short_preview, tokens};
+pub use format::{args_pretty, duration, px, short_preview, tokens};
 pub use incremental::{completed_prefix_len, IncrementalMarkdown, RenderDelta};
 pub use markdown::to_html;
 pub use mode::RenderMode;

@@ -35,7 +35,9 @@ pub fn ConnectionStatus() -> impl IntoView {
             // but the time itself is read fresh, or a status that just
             // changed would show up to a second too much.
             now.track();
-            let secs = ((retry_at_ms - browser::now_ms()) / 1000.0).ceil().max(0.0);
+            // Whole seconds as an integer: printing the f64 would pull
+            // float formatting into the wasm (bench/README.md "Size").
+            let secs = ((retry_at_ms - browser::now_ms()) / 1000.0).ceil().max(0.0) as u64;
             format!("Reconnecting in {secs} s")
         }
         Status::Offline(why) => format!("Offline: {why}"),

@@ -57,8 +57,8 @@ pub fn ThreadMenu(
             let rect = node.get_bounding_client_rect();
             let x = at.x.min(vw - rect.width() - EDGE).max(EDGE);
             let y = at.y.min(vh - rect.height() - EDGE).max(EDGE);
-            let _ = style.set_property("left", &format!("{x}px"));
-            let _ = style.set_property("top", &format!("{y}px"));
+            let _ = style.set_property("left", &crate::render::px(x));
+            let _ = style.set_property("top", &crate::render::px(y));
         }
         let outside = browser::focused().filter(|f| !node.contains(Some(f)));
         if outside.is_some() {

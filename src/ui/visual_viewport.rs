@@ -27,7 +27,7 @@ pub fn track() {
             if let Some(root) = root {
                 let _ = root.style().set_property(
                     "--visual-height",
-                    &format!("{}px", viewport.height() * viewport.scale()),
+                    &crate::render::px(viewport.height() * viewport.scale()),
                 );
             }
         }

@@ -521,5 +521,5 @@ fn mark(el: &Element, on: bool) {
 }
 
 fn set_height(el: &HtmlElement, px: f64) {
-    let _ = el.style().set_property("height", &format!("{px:.2}px"));
+    let _ = el.style().set_property("height", &crate::render::px(px));
 }
