@@ -13,8 +13,6 @@ pub mod incremental;
 pub mod markdown;
 /// Incremental rendering, or one of the benchmark's naive baselines.
 pub mod mode;
-/// How much of a streamed answer the next frame shows.
-pub mod pacing;
 /// Progress-draft labels and one-line tool/note/commentary formatting.
 pub mod progress;
 /// The inline `💭 **Reasoning:**` prefix split.

@@ -1,7 +1,5 @@
 //! Renders (streaming) markdown into the DOM incrementally: completed blocks
-//! are appended once, only the unfinished tail is replaced per update, and
-//! text that piled up during a slow frame is let in over the next few
-//! ([`pacing`](crate::render::pacing)). Only
+//! are appended once, only the unfinished tail is replaced per update. Only
 //! the sanitizer's output ever reaches `innerHTML`. Code blocks are
 //! highlighted once complete: when their block is appended, or once the
 //! text is final for those in the tail.
@@ -23,7 +21,7 @@ use super::copy_button::copy_and_confirm;
 use super::live_regions::Announcer;
 use super::row_mounts::RowMounts;
 use crate::render::highlight::{TailHighlight, TailStep};
-use crate::render::{self, pacing, IncrementalMarkdown};
+use crate::render::{self, IncrementalMarkdown};
 
 /// Completed blocks are grouped this many to a chunk (a plain block box):
 /// appending a block lays out the last chunk and the list of chunks, not
@@ -57,37 +55,17 @@ pub fn MarkdownView(
     // A long code block's later parts arrive after the update that put it in.
     let later: Rc<dyn Fn()> = Rc::new(move || grew(false));
 
-    // Text that piled up during a slow frame comes in over the next few
-    // (`render::pacing`): `on_screen` bytes are shown, `more` asks for the
-    // next frame while the rest waits. A first render shows all at once.
-    let on_screen = StoredValue::new(None::<usize>);
-    let more = ArcTrigger::new();
-
     Effect::new(move |prev: Option<()>| {
         let (Some(stable), Some(tail)) = (stable.get(), tail.get()) else {
             return;
         };
-        more.track();
         let live = live.get();
         if naive {
             text.with(|t| tail.set_inner_html(&render::to_html(t)));
             grew(prev.is_none());
             return;
         }
-        let (delta, behind) = text.with(|t| {
-            let end = on_screen
-                .get_value()
-                .map_or(t.len(), |shown| pacing::next_end(t, shown));
-            on_screen.set_value(Some(end));
-            let part = t.get(..end).unwrap_or(t);
-            (renderer.try_update_value(|r| r.update(part)), end < t.len())
-        });
-        if behind {
-            let more = more.clone();
-            request_animation_frame(move || more.notify());
-        }
-        // Until the rest is shown, its code blocks may still be unfinished.
-        let live = live || behind;
+        let delta = text.with(|t| renderer.try_update_value(|r| r.update(t)));
         let Some(delta) = delta else { return };
         let shown = renderer.with_value(|r| r.stable_blocks().len()) - delta.stable_appended.len();
         if let Some(keep) = delta.stable_truncated_to {
