@@ -122,9 +122,7 @@ pub fn Timeline() -> impl IntoView {
             return;
         };
         let on_resize = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
-            let after =
-                order.with_untracked(|o| list.try_update_value(|l| l.on_resize(&entries, o)));
-            if let Some(after) = after {
+            if let Some(after) = list.try_update_value(|l| l.on_resize(&entries)) {
                 follow_up(after);
             }
         });

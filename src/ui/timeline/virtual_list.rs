@@ -234,7 +234,7 @@ impl VirtualList {
         // screen cannot be mapped to rows until layout catches up with the
         // new heights, and the resize callback puts the anchor back first.
         let range = if self.following {
-            self.window_at_end(order)
+            self.window_at_end()
         } else {
             self.window.clone()
         };
@@ -266,7 +266,7 @@ impl VirtualList {
 
     /// Sizes changed (rows measured, content grown, scroller resized):
     /// record the new heights, then put the scroll position back.
-    pub fn on_resize(&mut self, entries: &js_sys::Array, order: &[RowKey]) -> After {
+    pub fn on_resize(&mut self, entries: &js_sys::Array) -> After {
         for entry in entries.iter() {
             let Ok(entry) = entry.dyn_into::<ResizeObserverEntry>() else {
                 continue;
@@ -295,7 +295,7 @@ impl VirtualList {
         }
         let m = self.metrics;
         let wanted = if self.following {
-            self.window_at_end(order)
+            self.window_at_end()
         } else {
             window::wanted(&self.heights, m.viewport(), 0.0)
         };
@@ -341,7 +341,7 @@ impl VirtualList {
     pub fn follow(&mut self, order: &[RowKey]) {
         self.following = true;
         self.anchor = None;
-        let range = self.window_at_end(order);
+        let range = self.window_at_end();
         self.set_window(range, order);
         self.read_metrics();
         self.restore();
@@ -389,37 +389,17 @@ impl VirtualList {
 
     fn refresh_with(&mut self, order: &[RowKey], m: Metrics) {
         let range = if self.following {
-            self.window_at_end(order)
+            self.window_at_end()
         } else {
             window::wanted(&self.heights, m.viewport(), m.overscan())
         };
         self.set_window(range, order);
     }
 
-    fn window_at_end(&self, order: &[RowKey]) -> Range<usize> {
+    fn window_at_end(&self) -> Range<usize> {
         let m = self.metrics;
-        let guessed = self.guessed_since(self.window.start, order);
         let margins = (m.overscan_at_end(), m.keep_at_end());
-        window::following(
-            &self.heights,
-            m.client_height,
-            margins,
-            guessed,
-            &self.window,
-        )
-    }
-
-    /// The estimated heights of rows from `start` on not measured yet
-    /// (arrived since the last layout): bounded by the window and the rows
-    /// that arrived after it.
-    fn guessed_since(&self, start: usize, order: &[RowKey]) -> f64 {
-        order
-            .get(start..)
-            .unwrap_or_default()
-            .iter()
-            .filter(|k| !self.measured.contains_key(*k))
-            .map(|k| self.height_of(k))
-            .sum()
+        window::following(&self.heights, m.client_height, margins, &self.window)
     }
 
     fn set_window(&mut self, range: Range<usize>, order: &[RowKey]) {

@@ -38,38 +38,37 @@ pub fn wanted(heights: &Heights, view: Viewport, overscan: f64) -> Range<usize> 
     range
 }
 
-/// The rows to mount while following the end of the thread, when `guessed`
-/// px of the newest rows' heights are estimates (rows not measured yet):
-/// rows above are kept as if those took no room, since they may well be on
-/// screen. Dropping one on a guess only to mount it again a frame later,
-/// once measured, lays it out again from scratch (a 1 MiB answer: 300 ms).
-pub fn at_end(heights: &Heights, view_height: f64, overscan: f64, guessed: f64) -> Range<usize> {
-    let end_of = |height: f64| {
-        let top = (heights.total() - height).max(0.0);
-        wanted(heights, Viewport { top, height }, overscan)
-    };
-    let sure = end_of(view_height);
-    let kept = end_of(view_height + guessed.max(0.0)).start;
-    kept.max(sure.end.saturating_sub(MAX_ROWS)).min(sure.start)..sure.end
+/// The rows to mount while following the end of the thread.
+pub fn at_end(heights: &Heights, view_height: f64, overscan: f64) -> Range<usize> {
+    let top = (heights.total() - view_height).max(0.0);
+    wanted(
+        heights,
+        Viewport {
+            top,
+            height: view_height,
+        },
+        overscan,
+    )
 }
 
 /// The window following the end: rows within `mount` px above the screen
 /// are mounted, and rows already `mounted` stay while within `keep` px
-/// (more than `mount`): a row pushed just off screen by a growing answer
-/// is there again when the answer shrinks or scrolls, without being laid
-/// out again from scratch.
+/// (more than `mount`). New rows arrive with estimated heights, and a
+/// streamed answer or tool card may grow past the screen, then shrink to
+/// its final text: a row dropped on that account would be on screen again
+/// a frame later, mounted and laid out from scratch (a 1 MiB answer: 300+
+/// ms of layout).
 pub fn following(
     heights: &Heights,
     view_height: f64,
     (mount, keep): (f64, f64),
-    guessed: f64,
     mounted: &Range<usize>,
 ) -> Range<usize> {
-    let new = at_end(heights, view_height, mount, guessed);
+    let new = at_end(heights, view_height, mount);
     if mounted.is_empty() || mounted.end < new.start {
         return new;
     }
-    let kept = at_end(heights, view_height, keep, guessed).start;
+    let kept = at_end(heights, view_height, keep).start;
     mounted.start.max(kept).min(new.start)..new.end
 }
 
@@ -133,7 +132,7 @@ mod tests {
         assert_eq!(wanted(&h, view, 0.0), 100..111);
         assert_eq!(wanted(&h, view, 250.0), 95..116);
         assert_eq!(wanted(&h, Viewport { top: 0.0, ..view }, 250.0), 0..16);
-        assert_eq!(at_end(&h, 500.0, 250.0, 0.0), 985..1000);
+        assert_eq!(at_end(&h, 500.0, 250.0), 985..1000);
     }
 
     #[test]
@@ -175,40 +174,22 @@ mod tests {
     }
 
     #[test]
-    fn at_end_keeps_rows_that_guessed_heights_would_push_off() {
-        // A huge measured row, then two new rows estimated at 500 px each
-        // (really small once laid out).
-        let h = Heights::from_values(vec![50.0, 200_000.0, 500.0, 500.0]);
-        assert_eq!(
-            at_end(&h, 700.0, 175.0, 0.0),
-            2..4,
-            "on the estimates alone"
-        );
-        assert_eq!(at_end(&h, 700.0, 175.0, 1000.0), 1..4);
-        // Measured, they take the screen: the huge row goes.
-        let h = Heights::from_values(vec![50.0, 200_000.0, 600.0, 600.0]);
-        assert_eq!(at_end(&h, 700.0, 175.0, 0.0), 2..4);
-        // Never more than the cap for the guesses' sake.
-        let h = rows(10_000, 10.0);
-        let r = at_end(&h, 500.0, 125.0, 1e9);
-        assert_eq!(r, 10_000 - MAX_ROWS..10_000);
-        assert_eq!(at_end(&h, 500.0, 125.0, 0.0), 9_937..10_000);
-    }
-
-    #[test]
     fn following_keeps_mounted_rows_within_the_wider_margin() {
         // 30 rows of 100 px, a screen of 500, mounting 125 px above it and
         // keeping rows up to 500 px above.
         let h = rows(30, 100.0);
         let margins = (125.0, 500.0);
-        assert_eq!(following(&h, 500.0, margins, 0.0, &(0..0)), 23..30);
+        assert_eq!(following(&h, 500.0, margins, &(0..0)), 23..30);
         // Rows mounted since 20 stay; since 10, the farthest go.
-        assert_eq!(following(&h, 500.0, margins, 0.0, &(20..28)), 20..30);
-        assert_eq!(following(&h, 500.0, margins, 0.0, &(10..28)), 20..30);
+        assert_eq!(following(&h, 500.0, margins, &(20..28)), 20..30);
+        assert_eq!(following(&h, 500.0, margins, &(10..28)), 20..30);
         // A window elsewhere (after a jump) is not stretched down to.
-        assert_eq!(following(&h, 500.0, margins, 0.0, &(2..8)), 23..30);
-        // A guess widens both.
-        assert_eq!(following(&h, 500.0, margins, 300.0, &(10..28)), 17..30);
+        assert_eq!(following(&h, 500.0, margins, &(2..8)), 23..30);
+        // The burst: a huge answer, then two new rows estimated at 500 px
+        // (small once laid out). Mounted with them, the answer stays.
+        let h = Heights::from_values(vec![50.0, 200_000.0, 500.0, 500.0]);
+        assert_eq!(at_end(&h, 700.0, 175.0), 2..4, "on the estimates alone");
+        assert_eq!(following(&h, 700.0, (175.0, 2100.0), &(0..4)), 1..4);
     }
 
     #[test]
