@@ -159,17 +159,14 @@ requestAnimationFrame(tick);
 "#;
 
 /// Pushes a burst ending in the `after_burst` message and fails if the UI
-/// froze meanwhile: a task over 500 ms (input waits that long) or a gap of
-/// over a second between animation frames (nothing painted). Not lower:
-/// on the shared 2-core machine at load 8-12 the longest task still varied
-/// from 70 to 670 ms with the 1 MiB answer left alone (long frames with no
-/// script or layout in them: the page waiting for a core). See
-/// bench/README.md, "Bursts"; the bench's burst scenario has the 50 ms
-/// target. Returns how long the burst took to show.
+/// froze meanwhile: a task over `longest_ms` (input waits that long) or a
+/// gap of over a second between animation frames (nothing painted).
+/// Returns how long the burst took to show.
 async fn push_burst_and_check_responsive(
     b: &Browser,
     fake: &FakeGateway,
     burst: Vec<String>,
+    longest_ms: f64,
 ) -> Duration {
     let n = burst.len();
     b.js(MONITOR, vec![]).await;
@@ -204,7 +201,7 @@ async fn push_burst_and_check_responsive(
         "burst of {n} frames handled in {took:?}; longest task {longest_task:.0} ms, longest \
          gap between frames {frame_gap:.0} ms, worst WebDriver round trip {worst_lag:?}"
     );
-    if longest_task > 500.0 || frame_gap > 1000.0 {
+    if longest_task > longest_ms || frame_gap > 1000.0 {
         b.fail(&format!(
             "the UI froze during a burst of {n} frames: longest task {longest_task:.0} ms, \
              longest gap between animation frames {frame_gap:.0} ms"
@@ -213,6 +210,14 @@ async fn push_burst_and_check_responsive(
     }
     took
 }
+
+/// The longest task allowed during the burst with a 1 MiB answer on
+/// screen. Measured at load 3.5-4.3 on the shared 2-core machine: 0, 54, 54,
+/// 0, 0 ms (before the fix, at the same load: 357, 426 ms); the bench's
+/// burst scenario holds the 50 ms target. 200 leaves room for CI's own
+/// load; at load 7-14 even the old 500 ms failed (see bench/README.md,
+/// "Bursts").
+const BURST_LONGEST_MS: f64 = 200.0;
 
 /// The same burst while a 1 MiB answer is on screen.
 #[tokio::test]
@@ -232,7 +237,7 @@ async fn a_burst_while_a_1_mib_answer_is_on_screen_keeps_the_ui_responsive() {
         vec![],
     )
     .await;
-    push_burst_and_check_responsive(b, &fake, burst_frames(BIG, 2, 10_000)).await;
+    push_burst_and_check_responsive(b, &fake, burst_frames(BIG, 2, 10_000), BURST_LONGEST_MS).await;
     let same = b
         .js(
             "const e = document.querySelector(\".row[data-key='m:big']\"); \
@@ -389,7 +394,7 @@ async fn malformed_and_adversarial_frames_leave_the_app_working() {
     let n_burst = burst.len() as u64;
     assert!(n_burst >= 10_000);
     let (frames_before, _) = diagnostics(b).await;
-    let burst_took = push_burst_and_check_responsive(b, &fake, burst).await;
+    let burst_took = push_burst_and_check_responsive(b, &fake, burst, 500.0).await;
     b.poll("the burst's final text", secs(10), || async {
         (b.text_of(".row[data-key='m:burst'] .msg-body").await.trim() == "burst is over")
             .then_some(())
