@@ -4,7 +4,7 @@
 //! (which builds everything first); `bench/README.md` explains the numbers.
 //!
 //! ```text
-//! bench [--smoke] [--only load,decode,stream,flood,thread,jump,export,code,search,lighthouse] [--out FILE]
+//! bench [--smoke] [--only load,decode,stream,flood,burst,thread,jump,export,code,search,lighthouse] [--out FILE]
 //! bench [--smoke] --peer open-webui [--out FILE]
 //! ```
 //!
@@ -38,6 +38,7 @@ const ALL: &[&str] = &[
     "decode",
     "stream",
     "flood",
+    "burst",
     "thread",
     "jump",
     "export",
@@ -215,6 +216,7 @@ async fn browser_scenarios(
             "decode" => scenarios::decode::run(&page, &urls, sizes, report).await,
             "stream" => scenarios::stream::run(&page, &urls, sizes, report).await,
             "flood" => scenarios::flood::run(&page, &urls, sizes, report).await,
+            "burst" => scenarios::burst::run(&page, &urls, sizes, report).await,
             "thread" => scenarios::thread::run(&page, &urls, sizes, report).await,
             "jump" => scenarios::jump::run(&page, &urls, sizes, report).await,
             "export" => scenarios::export::run(&page, &urls, sizes, report).await,

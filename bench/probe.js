@@ -203,6 +203,30 @@
     return { frames: count, ms: busy };
   };
 
+  // Feeds the frames queued in `probe.queued` to the app's socket handler,
+  // `perTask` to a task, each group in a task of its own as a socket
+  // delivers them (a message posted to itself: no timer clamping), and
+  // resolves once all went through.
+  probe.queued = [];
+  probe.burst = async (perTask) => {
+    if (!probe.handler) throw new Error("the app has no WebSocket handler yet");
+    const frames = probe.queued;
+    probe.queued = [];
+    const channel = new MessageChannel();
+    const nextTask = () =>
+      new Promise((resolve) => {
+        channel.port1.onmessage = resolve;
+        channel.port2.postMessage(0);
+      });
+    for (let i = 0; i < frames.length; i += perTask) {
+      for (const data of frames.slice(i, i + perTask)) {
+        probe.handler.call(probe.ws, new MessageEvent("message", { data }));
+      }
+      await nextTask();
+    }
+    return frames.length;
+  };
+
   // Scrolls the timeline up by `px` per frame until the topmost visible row
   // is `items` seqs above `newestSeq` (or `timeoutMs` passes). Each frame,
   // checks that the row that was at the top moved by exactly the scrolled

@@ -1,6 +1,7 @@
 //! One module per scenario of the benchmark; each measures, then adds its
 //! metrics (with targets), checks and notes to the report.
 
+pub mod burst;
 pub mod code;
 pub mod decode;
 pub mod export;
@@ -54,6 +55,8 @@ pub struct Sizes {
     pub stream_kib: u32,
     /// `/demo flood N`.
     pub flood_calls: u32,
+    /// Frames in the burst after a 1 MiB answer.
+    pub burst_frames: usize,
     /// Items logged in the seeded channel.
     pub seed_items: u64,
     /// How many items the huge-thread scenario scrolls up through.
@@ -70,6 +73,7 @@ impl Sizes {
     pub const FULL: Sizes = Sizes {
         stream_kib: 100,
         flood_calls: 500,
+        burst_frames: 10_000,
         seed_items: 100_000,
         scroll_items: 5_000,
         decode_turns: 10_000,
@@ -80,6 +84,7 @@ impl Sizes {
     pub const SMOKE: Sizes = Sizes {
         stream_kib: 8,
         flood_calls: 25,
+        burst_frames: 500,
         seed_items: 400,
         scroll_items: 150,
         decode_turns: 200,

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::support::bursts::{burst_frames, one_mib_message};
 use crate::support::connection::{assert_no_crash, diagnostics, status};
 use crate::support::fake_gateway::{FakeGateway, FakeOpts};
 use crate::support::timeline::{show_rows, timeline};
@@ -157,71 +158,15 @@ const tick = t => {
 requestAnimationFrame(tick);
 "#;
 
-/// A burst of 10,000 frames in `channel`: a turn whose answer gets ~5,000
-/// snapshots (2–4 KB, sometimes shrinking) while a tool gets ~5,000 progress
-/// notes, then its end, and a final message `after_burst`. Logged items
-/// take seqs from `seq`.
-fn burst_frames(channel: &str, seq: u64) -> Vec<String> {
-    let mut burst: Vec<String> = Vec::with_capacity(10_000);
-    let t = "tburst";
-    burst.push(json!({"type": "typing", "channel_id": channel, "on": true}).to_string());
-    burst.push(
-        json!({"type": "tool.start", "channel_id": channel, "turn_id": t, "index": 1,
-        "name": "terminal", "preview": "yes", "args": {"command": "yes"}})
-        .to_string(),
-    );
-    burst.push(
-        json!({"type": "message.start", "channel_id": channel, "turn_id": t,
-        "message_id": "burst", "role": "assistant", "ts": 8})
-        .to_string(),
-    );
-    let mut text = String::new();
-    while burst.len() < 9_996 {
-        let i = burst.len();
-        if i.is_multiple_of(2) {
-            text.push_str(&format!("word{i} "));
-            if text.len() > 4000 {
-                text = text[text.len() / 2..].to_string(); // snapshots may shrink
-            }
-            burst.push(
-                json!({"type": "message.update", "channel_id": channel, "turn_id": t,
-                "message_id": "burst", "text": text})
-                .to_string(),
-            );
-        } else {
-            burst.push(
-                json!({"type": "tool.progress", "channel_id": channel, "turn_id": t,
-                "index": 1, "name": "terminal", "note": format!("line {i}")})
-                .to_string(),
-            );
-        }
-    }
-    burst.push(
-        json!({"type": "tool.end", "channel_id": channel, "turn_id": t, "index": 1,
-        "seq": seq, "name": "terminal", "ok": true, "duration": 2.0,
-        "output_preview": "y"})
-        .to_string(),
-    );
-    burst.push(
-        json!({"type": "message.stop", "channel_id": channel, "turn_id": t,
-        "message_id": "burst", "seq": seq + 1, "final_text": "burst is over", "model": "m",
-        "tokens": 1, "ts": 9})
-        .to_string(),
-    );
-    burst.push(json!({"type": "typing", "channel_id": channel, "on": false}).to_string());
-    burst.push(json!({"type": "message", "channel_id": channel, "seq": seq + 2, "message_id": "after_burst",
-        "role": "assistant", "text": "after the burst", "ts": 10}).to_string());
-    burst
-}
-
 /// Pushes a burst ending in the `after_burst` message and fails if the UI
-/// froze meanwhile: a task over 500 ms (input waits that long) or a gap of
-/// over a second between animation frames (nothing painted). Returns how
-/// long the burst took to show.
+/// froze meanwhile: a task over `longest_ms` (input waits that long) or a
+/// gap of over a second between animation frames (nothing painted).
+/// Returns how long the burst took to show.
 async fn push_burst_and_check_responsive(
     b: &Browser,
     fake: &FakeGateway,
     burst: Vec<String>,
+    longest_ms: f64,
 ) -> Duration {
     let n = burst.len();
     b.js(MONITOR, vec![]).await;
@@ -256,7 +201,7 @@ async fn push_burst_and_check_responsive(
         "burst of {n} frames handled in {took:?}; longest task {longest_task:.0} ms, longest \
          gap between frames {frame_gap:.0} ms, worst WebDriver round trip {worst_lag:?}"
     );
-    if longest_task > 500.0 || frame_gap > 1000.0 {
+    if longest_task > longest_ms || frame_gap > 1000.0 {
         b.fail(&format!(
             "the UI froze during a burst of {n} frames: longest task {longest_task:.0} ms, \
              longest gap between animation frames {frame_gap:.0} ms"
@@ -265,6 +210,14 @@ async fn push_burst_and_check_responsive(
     }
     took
 }
+
+/// The longest task allowed during the burst with a 1 MiB answer on
+/// screen. Measured at load 3.5-4.3 on the shared 2-core machine: 0, 54, 54,
+/// 0, 0 ms (before the fix, at the same load: 357, 426 ms); the bench's
+/// burst scenario holds the 50 ms target. 200 leaves room for CI's own
+/// load; at load 7-14 even the old 500 ms failed (see bench/README.md,
+/// "Bursts").
+const BURST_LONGEST_MS: f64 = 200.0;
 
 /// The same burst while a 1 MiB answer is on screen.
 #[tokio::test]
@@ -277,28 +230,28 @@ async fn a_burst_while_a_1_mib_answer_is_on_screen_keeps_the_ui_responsive() {
     fake.push_text(one_mib_message(BIG, 1));
     b.wait_for(".row[data-key='m:big']", secs(30)).await;
     tokio::time::sleep(secs(1)).await;
-    push_burst_and_check_responsive(b, &fake, burst_frames(BIG, 2)).await;
+    // The answer's row stays mounted, untouched, while rows after it come
+    // and change: mounting it again lays out 1 MiB of text (300+ ms).
+    b.js(
+        "document.querySelector(\".row[data-key='m:big']\").__before_burst = true;",
+        vec![],
+    )
+    .await;
+    push_burst_and_check_responsive(b, &fake, burst_frames(BIG, 2, 10_000), BURST_LONGEST_MS).await;
+    let same = b
+        .js(
+            "const e = document.querySelector(\".row[data-key='m:big']\"); \
+             return !!(e && e.__before_burst);",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        same,
+        json!(true),
+        "the 1 MiB answer's row was mounted again during the burst"
+    );
     assert_no_crash(b).await;
     page.browser.close().await;
-}
-
-/// Exactly 1 MiB on the wire, the most a gateway may send (§8): an answer
-/// at `seq` in `channel`.
-fn one_mib_message(channel: &str, seq: u64) -> String {
-    let frame = |text: &str| {
-        json!({"type": "message", "channel_id": channel, "seq": seq, "message_id": "big",
-            "role": "assistant", "text": text, "ts": 6})
-        .to_string()
-    };
-    let room = 1024 * 1024 - frame("").len();
-    let big: String = "All work and no play makes a long answer. "
-        .repeat(room / 42 + 1)
-        .chars()
-        .take(room)
-        .collect();
-    let out = frame(&big);
-    assert_eq!(out.len(), 1024 * 1024);
-    out
 }
 
 /// Opens a thread through the URL, as a link would.
@@ -437,11 +390,11 @@ async fn malformed_and_adversarial_frames_leave_the_app_working() {
 
     // 4. A burst of 10,000 frames: one streamed answer with thousands of
     // snapshots, a tool with thousands of progress notes, then the end.
-    let burst = burst_frames(CH, 32);
+    let burst = burst_frames(CH, 32, 10_000);
     let n_burst = burst.len() as u64;
     assert!(n_burst >= 10_000);
     let (frames_before, _) = diagnostics(b).await;
-    let burst_took = push_burst_and_check_responsive(b, &fake, burst).await;
+    let burst_took = push_burst_and_check_responsive(b, &fake, burst, 500.0).await;
     b.poll("the burst's final text", secs(10), || async {
         (b.text_of(".row[data-key='m:burst'] .msg-body").await.trim() == "burst is over")
             .then_some(())

@@ -27,6 +27,7 @@
 pub mod approvals;
 pub mod axe;
 pub mod browser;
+pub mod bursts;
 pub mod canary;
 pub mod cdp;
 pub mod connection;

@@ -51,6 +51,27 @@ pub fn at_end(heights: &Heights, view_height: f64, overscan: f64) -> Range<usize
     )
 }
 
+/// The window following the end: rows within `mount` px above the screen
+/// are mounted, and rows already `mounted` stay while within `keep` px
+/// (more than `mount`). New rows arrive with estimated heights, and a
+/// streamed answer or tool card may grow past the screen, then shrink to
+/// its final text: a row dropped on that account would be on screen again
+/// a frame later, mounted and laid out from scratch (a 1 MiB answer: 300+
+/// ms of layout).
+pub fn following(
+    heights: &Heights,
+    view_height: f64,
+    (mount, keep): (f64, f64),
+    mounted: &Range<usize>,
+) -> Range<usize> {
+    let new = at_end(heights, view_height, mount);
+    if mounted.is_empty() || mounted.end < new.start {
+        return new;
+    }
+    let kept = at_end(heights, view_height, keep).start;
+    mounted.start.max(kept).min(new.start)..new.end
+}
+
 /// Whether `mounted` still covers what `view` needs with half the overscan
 /// to spare: if so, scrolling on needs no new rows yet.
 pub fn covers(heights: &Heights, mounted: &Range<usize>, view: Viewport, overscan: f64) -> bool {
@@ -150,6 +171,25 @@ mod tests {
             ..view
         };
         assert!(!covers(&h, &w, far, 500.0));
+    }
+
+    #[test]
+    fn following_keeps_mounted_rows_within_the_wider_margin() {
+        // 30 rows of 100 px, a screen of 500, mounting 125 px above it and
+        // keeping rows up to 500 px above.
+        let h = rows(30, 100.0);
+        let margins = (125.0, 500.0);
+        assert_eq!(following(&h, 500.0, margins, &(0..0)), 23..30);
+        // Rows mounted since 20 stay; since 10, the farthest go.
+        assert_eq!(following(&h, 500.0, margins, &(20..28)), 20..30);
+        assert_eq!(following(&h, 500.0, margins, &(10..28)), 20..30);
+        // A window elsewhere (after a jump) is not stretched down to.
+        assert_eq!(following(&h, 500.0, margins, &(2..8)), 23..30);
+        // The burst: a huge answer, then two new rows estimated at 500 px
+        // (small once laid out). Mounted with them, the answer stays.
+        let h = Heights::from_values(vec![50.0, 200_000.0, 500.0, 500.0]);
+        assert_eq!(at_end(&h, 700.0, 175.0), 2..4, "on the estimates alone");
+        assert_eq!(following(&h, 700.0, (175.0, 2100.0), &(0..4)), 1..4);
     }
 
     #[test]
