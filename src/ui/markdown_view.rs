@@ -73,7 +73,7 @@ pub fn MarkdownView(
         }
         append_blocks(&stable, shown, &delta.stable_appended, &later);
         if !delta.stable_appended.is_empty() {
-            highlight_within(&stable);
+            highlight_chunks_from(&stable, shown / BLOCKS_PER_CHUNK);
         }
         let step = tail_state
             .try_update_value(|t| t.step(&delta.tail_html, live))
@@ -143,6 +143,23 @@ fn append_blocks(
             })
             .collect();
         put_html(stable, &html, Put::Append, Rc::clone(grew));
+    }
+}
+
+/// Highlights the code blocks of chunks `first..`: those an update just
+/// filled or appended. Searching the whole answer instead would walk every
+/// element of a long one on each streamed update.
+fn highlight_chunks_from(stable: &web_sys::HtmlElement, first: usize) {
+    let count = (stable.child_element_count() as usize).saturating_sub(first);
+    let mut chunks = Vec::with_capacity(count);
+    let mut chunk = stable.last_element_child();
+    while let (Some(el), true) = (chunk, chunks.len() < count) {
+        chunk = el.previous_element_sibling();
+        chunks.push(el);
+    }
+    // In document order, as the worker answers them.
+    for el in chunks.iter().rev() {
+        highlight_within(el);
     }
 }
 
