@@ -74,13 +74,6 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
         &format!("{n} frames after a 1 MiB answer"),
         &w,
     );
-    report.metric(
-        SCENARIO,
-        "frames missed",
-        w.missed_frames() as f64,
-        "",
-        None,
-    );
     let kept = page
         .js(
             &format!(

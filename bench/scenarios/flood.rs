@@ -35,13 +35,6 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
         "ms",
         None,
     );
-    report.metric(
-        SCENARIO,
-        "frames missed",
-        w.missed_frames() as f64,
-        "",
-        None,
-    );
 
     // Real socket path, for comparison with the replay of the decode scenario.
     let tool_frames: Vec<f64> = w

@@ -14,7 +14,8 @@ pub mod stream;
 pub mod thread;
 
 /// Reports the longest main-thread task of `seen` (target: none over
-/// 50 ms), how many there were, and the worst long frame's attribution.
+/// 50 ms), how many there were, the frames missed, and the worst long
+/// frame's attribution.
 pub fn report_long_tasks(
     report: &mut crate::report::Report,
     scenario: &'static str,
@@ -35,6 +36,13 @@ pub fn report_long_tasks(
         seen.long_tasks.len() as f64,
         "",
         Some(Target::AtMost(0.0)),
+    );
+    report.metric(
+        scenario,
+        "frames missed",
+        seen.missed_frames() as f64,
+        "",
+        None,
     );
     let tasks: Vec<f64> = seen.long_tasks.iter().map(|t| t.1.round()).collect();
     report.note(
