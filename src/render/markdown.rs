@@ -27,7 +27,8 @@ pub(crate) fn render<'a>(events: impl Iterator<Item = Event<'a>>) -> String {
         sanitizer.push(event, &mut safe);
     }
     let mut out = String::new();
-    html::push_html(&mut out, safe.into_iter());
+    // `drain` like the incremental renderer: one copy of the HTML writer.
+    html::push_html(&mut out, safe.drain(..));
     out
 }
 

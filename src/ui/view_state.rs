@@ -35,6 +35,9 @@ pub struct ViewState {
     order_edits: StoredValue<EditLog>,
     rows: RowSignals,
     pub turn: RwSignal<Option<TurnView>>,
+    /// The id of `turn`, apart: rows ask only whether their turn runs, and
+    /// must not wake up on every work event of a burst.
+    running: RwSignal<Option<String>>,
     /// By the key of each turn's first work row: the turn and its tool count.
     pub turn_work: RwSignal<WorkCount>,
     pub paging: RwSignal<PagingView>,
@@ -57,6 +60,7 @@ impl ViewState {
             order_edits: StoredValue::new(EditLog::default()),
             rows: RowSignals::new(),
             turn: RwSignal::new(None),
+            running: RwSignal::new(None),
             turn_work: RwSignal::new(WorkCount::default()),
             paging: RwSignal::new(PagingView::default()),
             focus: RwSignal::new(None),
@@ -75,7 +79,7 @@ impl ViewState {
     /// Whether `turn` is the open thread's running turn (its work shows in
     /// the progress draft, not in the timeline).
     pub fn is_running(&self, turn: &str) -> bool {
-        self.turn.with(|r| r.as_ref().is_some_and(|r| r.id == turn))
+        self.running.with(|r| r.as_deref() == Some(turn))
     }
 
     /// The edits of `order` since the last call (oldest first).
@@ -144,6 +148,7 @@ impl ViewState {
             let turn = store
                 .channel(&active)
                 .and_then(|c| c.turn.as_ref().map(|t| projection::turn_view(c, t)));
+            set_if_changed(self.running, turn.as_ref().map(|t| t.id.clone()));
             set_if_changed(self.turn, turn);
         }
         if channels {
