@@ -52,3 +52,20 @@ try {
   fail(err);
   throw err;
 }
+
+// The markdown module (the parser and sanitizer, a wasm module of their own
+// in md/, named in index.html by the build) once the app has started, not
+// in its first load: markdown shows as text until its exports are in
+// `window.__ariaMarkdown` (null if it could not be loaded), announced by an
+// `aria-markdown` event (src/ui/markdown_module.rs).
+const markdown = document.querySelector('meta[name="aria-markdown"]');
+try {
+  if (!markdown?.content) throw new Error("index.html names no markdown module");
+  const module = await import(new URL(markdown.content, import.meta.url).href);
+  await module.default({ module_or_path: new URL(markdown.dataset.wasm, import.meta.url) });
+  window.__ariaMarkdown = module;
+} catch (err) {
+  console.warn("markdown module:", err);
+  window.__ariaMarkdown = null;
+}
+window.dispatchEvent(new Event("aria-markdown"));

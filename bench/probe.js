@@ -27,7 +27,8 @@
     marks: {},
     handler: null,
     ws: null,
-    memory: null,
+    // The app's wasm memory and the markdown module's, once each starts.
+    memories: [],
     scroll: null,
     sweep: null,
   };
@@ -76,13 +77,13 @@
     return send.call(this, data);
   };
 
-  // ----- the wasm instance's memory (linear memory is not in the JS heap) -----
+  // ----- the wasm instances' memory (the app's and the markdown module's; linear memory is not in the JS heap) -----
   for (const name of ["instantiateStreaming", "instantiate"]) {
     const original = WebAssembly[name];
     WebAssembly[name] = async function (...args) {
       const result = await original.apply(this, args);
       const instance = result.instance || result;
-      if (instance.exports && instance.exports.memory) probe.memory = instance.exports.memory;
+      if (instance.exports && instance.exports.memory) probe.memories.push(instance.exports.memory);
       return result;
     };
   }
@@ -177,7 +178,7 @@
     return {
       jsHeapUsed: m ? m.usedJSHeapSize : null,
       jsHeapTotal: m ? m.totalJSHeapSize : null,
-      wasm: probe.memory ? probe.memory.buffer.byteLength : null,
+      wasm: probe.memories.length ? probe.memories.reduce((sum, m) => sum + m.buffer.byteLength, 0) : null,
       domNodes: document.getElementsByTagName("*").length,
     };
   };

@@ -7,28 +7,11 @@ use std::collections::HashMap;
 /// Longest answer text read out; the rest is in the thread.
 const ANSWER_CHARS: usize = 400;
 
-/// The polite announcement of a finished answer (markdown): its words as
-/// read, without markup, cut at [`ANSWER_CHARS`] with an ellipsis.
-pub fn answer(markdown: &str) -> String {
-    use pulldown_cmark::{Event, Options, Parser, TagEnd};
-    let mut plain = String::new();
-    for event in Parser::new_ext(markdown, Options::ENABLE_TABLES) {
-        match event {
-            Event::Text(t) | Event::Code(t) => plain.push_str(&t),
-            // Between blocks and cells a pause, inside a line nothing.
-            Event::SoftBreak
-            | Event::HardBreak
-            | Event::End(
-                TagEnd::Paragraph
-                | TagEnd::Heading(_)
-                | TagEnd::Item
-                | TagEnd::TableCell
-                | TagEnd::CodeBlock
-                | TagEnd::BlockQuote(_),
-            ) => plain.push(' '),
-            _ => {}
-        }
-    }
+/// The polite announcement of a finished answer, from its text as read
+/// (the markdown module's `plain_text`, or the markdown source itself while
+/// that module is not loaded): its words, cut at [`ANSWER_CHARS`] with an
+/// ellipsis.
+pub fn answer(plain: &str) -> String {
     let words: Vec<&str> = plain.split_whitespace().collect();
     if words.is_empty() {
         return "The agent finished.".to_string();
@@ -81,9 +64,15 @@ mod tests {
 
     #[test]
     fn an_answer_is_read_flat_and_cut() {
+        let md = "## Hi\n\n  **there**, `code`\n\n| a |\n|---|\n| b |";
         assert_eq!(
-            answer("## Hi\n\n  **there**, `code`\n\n| a |\n|---|\n| b |"),
+            answer(&aria_markdown::plain_text(md)),
             "The agent answered: Hi there, code a b"
+        );
+        // The markdown module not loaded yet: its source, flattened.
+        assert_eq!(
+            answer("**there**\n\nnow"),
+            "The agent answered: **there** now"
         );
         assert_eq!(answer(" \n"), "The agent finished.");
         let long = "é".repeat(1000);

@@ -16,6 +16,7 @@
 //! | `hostile.rs` | hostile text is inert everywhere it is shown; nothing remote is fetched |
 //! | `csp.rs` | the Content-Security-Policy is strict and a full turn runs without a violation |
 //! | `adversarial.rs` | malformed, out-of-order, huge and bursty frames: no panic, state intact, UI responsive |
+//! | `markdown_module.rs` | the markdown module is fetched after the app's wasm; without it answers show as text |
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;
@@ -24,6 +25,7 @@ mod e2e_resilience {
     mod adversarial;
     mod csp;
     mod hostile;
+    mod markdown_module;
     mod pending_sends;
     mod resume;
     mod supervisor;

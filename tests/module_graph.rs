@@ -514,6 +514,11 @@ fn the_protocol_has_no_import_cycle() {
     assert_acyclic("protocol/src");
 }
 
+#[test]
+fn the_markdown_crate_has_no_import_cycle() {
+    assert_acyclic("markdown/src");
+}
+
 /// The client's pure modules: plain Rust, tested on the host. Everything
 /// else (`ui/`, the socket, `main.rs`) is reactive or browser glue.
 const PURE: &[&str] = &[
@@ -604,6 +609,28 @@ fn pure_modules_import_no_reactive_ones() {
     assert!(
         bad.is_empty(),
         "pure modules that reach reactive ones: {bad:#?}"
+    );
+}
+
+/// The markdown crate is pure as a whole (the host tests its renderer);
+/// the bindings of its wasm module live apart, in markdown/module.
+#[test]
+fn the_markdown_crate_names_no_browser_crate() {
+    let krate = Crate::read(&crate_dir("markdown/src"));
+    assert!(
+        krate.files.len() > 3,
+        "markdown/src read as {} files",
+        krate.files.len()
+    );
+    let named: Vec<String> = krate
+        .files
+        .values()
+        .filter(|f| REACTIVE_CRATES.iter().any(|c| names(&f.code, c)))
+        .map(|f| f.path.display().to_string())
+        .collect();
+    assert!(
+        named.is_empty(),
+        "markdown files naming a browser crate: {named:?}"
     );
 }
 

@@ -118,7 +118,7 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
     );
     report.metric(
         SCENARIO,
-        "wasm linear memory after scrolling",
+        "wasm linear memory after scrolling (app and markdown module)",
         mb(all.memory.wasm),
         "MB",
         None,

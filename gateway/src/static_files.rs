@@ -99,6 +99,10 @@ mod tests {
             "/base-1a2b3c4d5e6f7a8b.css",
             "/markdown-0123456789abc.css",
             "/aria-web-8f3e1c2d5a6b7c9d.js.br",
+            // The markdown module (scripts/build-markdown names it alike).
+            "/md/load-191eef5f34fb3279.js",
+            "/md/markdown-191eef5f34fb3279.js",
+            "/md/markdown-191eef5f34fb3279_bg.wasm",
         ] {
             assert_eq!(cache_policy(path), IMMUTABLE, "{path}");
         }

@@ -75,7 +75,7 @@ pub fn args_pretty(args: &Value, max_bytes: usize) -> String {
     if full.len() <= max_bytes {
         return full;
     }
-    let cut = floor_char_boundary(&full, max_bytes);
+    let cut = full.floor_char_boundary(max_bytes);
     format!("{}\n… ({} more bytes)", &full[..cut], full.len() - cut)
 }
 
@@ -112,14 +112,6 @@ pub fn choice_label(choice: Choice) -> &'static str {
         Choice::Cancelled => "Cancelled",
         Choice::Other => "Answered",
     }
-}
-
-/// The largest char boundary of `s` at or before `i`.
-pub(crate) fn floor_char_boundary(s: &str, i: usize) -> usize {
-    if i >= s.len() {
-        return s.len();
-    }
-    (0..=i).rev().find(|&j| s.is_char_boundary(j)).unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -218,15 +210,6 @@ mod tests {
         assert_eq!(short_preview("日本語テキスト", 3), "日本…");
         assert_eq!(short_preview("abc", 0), "");
         assert_eq!(short_preview("", 5), "");
-    }
-
-    #[test]
-    fn floor_boundary() {
-        let s = "aé";
-        assert_eq!(floor_char_boundary(s, 0), 0);
-        assert_eq!(floor_char_boundary(s, 2), 1);
-        assert_eq!(floor_char_boundary(s, 3), 3);
-        assert_eq!(floor_char_boundary(s, 99), 3);
     }
 
     #[cfg(not(target_arch = "wasm32"))]

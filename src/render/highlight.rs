@@ -4,7 +4,7 @@
 //! from a fixed list. The tokens come from highlight.js in a Web Worker
 //! (`js/highlight-worker.js`) or, for diffs, from [`diff_tokens`].
 
-use super::markdown::escape_into;
+use aria_markdown::escape_into;
 
 /// How a language's blocks are tokenized.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

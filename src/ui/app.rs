@@ -11,6 +11,7 @@ use super::export_progress::ExportProgress;
 use super::frame_refusal::FrameRefusal;
 use super::gateway_prompt::GatewayPrompt;
 use super::live_regions::{Announcer, LiveRegions};
+use super::markdown_module::MarkdownModule;
 use super::notices::Notices;
 use super::offline;
 use super::runtime::Runtime;
@@ -31,6 +32,7 @@ pub fn App() -> impl IntoView {
     let rt = Runtime::start();
     provide_context(rt);
     provide_context(Announcer::new());
+    provide_context(MarkdownModule::load());
     attention::install(rt);
     offline::install(rt);
     service_worker::register();

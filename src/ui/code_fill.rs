@@ -3,8 +3,9 @@
 //! main-thread task of 100–230 ms on arrival. The HTML is parsed in an inert
 //! `<template>`; a code block of more than [`PARTS_PER_FRAME`] parts
 //! (`span.code-part`, 50 lines each, their own block boxes: see
-//! `render::markdown`) enters the page with its first parts, and the rest
-//! follow one batch per frame, so each frame lays out only the new lines.
+//! markdown/src/render.rs) enters the page with its first parts, and the
+//! rest follow one batch per frame, so each frame lays out only the new
+//! lines.
 //! Meanwhile the block is marked `data-filling`: the highlighter notes a
 //! request for it there and runs once its whole text is in.
 

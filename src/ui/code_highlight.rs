@@ -55,7 +55,7 @@ fn mark(code: &web_sys::Element, state: &str) {
 
 /// Replaces `code`'s plain `text` by its highlighted HTML, one part of the
 /// block (`span.code-part`, 50 lines, its own block box: see
-/// `render::markdown`) per frame, so that a frame styles and lays out
+/// markdown/src/render.rs) per frame, so that a frame styles and lays out
 /// only that part's spans.
 fn apply(code: web_sys::Element, text: String, tokens: Option<PartTokens>) {
     let Some(tokens) = tokens else {

@@ -1,7 +1,7 @@
 //! Copy controls: a button that copies a text and says "Copied" for a
-//! moment, visibly and through the page's polite live region. Code blocks carry the
-//! same markup from the renderer (`render::markdown`), so one function,
-//! [`copy_and_confirm`], serves both.
+//! moment, visibly and through the page's polite live region. Code blocks
+//! carry the same markup from the renderer (markdown/src/render.rs), so one
+//! function, [`copy_and_confirm`], serves both.
 
 use std::time::Duration;
 

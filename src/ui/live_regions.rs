@@ -8,6 +8,7 @@ use std::collections::HashSet;
 
 use leptos::prelude::*;
 
+use super::markdown_module::MarkdownModule;
 use super::runtime::Runtime;
 use crate::announce::{self, FailureWatch};
 use crate::net::Status;
@@ -67,6 +68,7 @@ pub fn LiveRegions() -> impl IntoView {
 /// The open thread's turn ended: its newest answer, once. A new request
 /// for approval: its title.
 fn watch_turns(rt: Runtime, say: Announcer) {
+    let markdown = use_context::<MarkdownModule>();
     Effect::new(
         move |prev: Option<(Option<String>, Option<String>, usize)>| {
             let active = rt.view.active.get();
@@ -80,7 +82,10 @@ fn watch_turns(rt: Runtime, say: Announcer) {
                 let same_thread = was_active == active;
                 if same_thread && was_turn.is_some() && was_turn != turn {
                     if let Some(text) = newest_answer(rt) {
-                        say.polite(&announce::answer(&text));
+                        // Its words without markup, once the markdown
+                        // module can say them; its source until then.
+                        let plain = markdown.and_then(|m| m.plain_text(&text)).unwrap_or(text);
+                        say.polite(&announce::answer(&plain));
                     }
                 }
                 if same_thread && waiting > was_waiting {

@@ -2,7 +2,9 @@
 //! are appended once, only the unfinished tail is replaced per update. Only
 //! the sanitizer's output ever reaches `innerHTML`. Code blocks are
 //! highlighted once complete: when their block is appended, or once the
-//! text is final for those in the tail.
+//! text is final for those in the tail. The parser runs in the markdown
+//! module (`markdown_module`); until that is loaded the text is shown as
+//! it is.
 //!
 //! The benchmark's naive baselines (`?render=naive…`, see
 //! [`RenderMode`](crate::render::RenderMode)) re-render the whole text into
@@ -19,9 +21,9 @@ use super::code_fill::{put_html, Put};
 use super::code_highlight::highlight_within;
 use super::copy_button::copy_and_confirm;
 use super::live_regions::Announcer;
+use super::markdown_module::{MarkdownModule, Renderer};
 use super::row_mounts::RowMounts;
 use crate::render::highlight::{TailHighlight, TailStep};
-use crate::render::{self, IncrementalMarkdown};
 
 /// Completed blocks are grouped this many to a chunk (a plain block box):
 /// appending a block lays out the last chunk and the list of chunks, not
@@ -30,6 +32,9 @@ use crate::render::{self, IncrementalMarkdown};
 /// than it saved while streaming: each chunk scrolling out of view changes
 /// state and is styled and laid out again.)
 const BLOCKS_PER_CHUNK: usize = 16;
+
+/// The tail's class while it holds plain text (no markdown module yet).
+const PLAIN: &str = "md-plain";
 
 #[component]
 pub fn MarkdownView(
@@ -40,7 +45,9 @@ pub fn MarkdownView(
 ) -> impl IntoView {
     let stable = NodeRef::<Div>::new();
     let tail = NodeRef::<Div>::new();
-    let renderer = StoredValue::new(IncrementalMarkdown::new());
+    let module = use_context::<MarkdownModule>();
+    // Made once the markdown module is ready; freed with the view.
+    let renderer = StoredValue::new_local(None::<Renderer>);
     let tail_state = StoredValue::new(TailHighlight::default());
     let naive = browser::render_mode().whole_bubble();
     let rows = use_context::<RowMounts>();
@@ -60,14 +67,34 @@ pub fn MarkdownView(
             return;
         };
         let live = live.get();
-        if naive {
-            text.with(|t| tail.set_inner_html(&render::to_html(t)));
+        let Some(module) = module.filter(|m| m.ready()) else {
+            // Not loaded (yet): the text as it is, until the module is.
+            renderer.set_value(None);
+            text.with(|t| show_plain(&stable, &tail, t));
             grew(prev.is_none());
             return;
+        };
+        if naive {
+            // `None`: the module just failed; this runs again for the text.
+            if let Some(html) = text.with(|t| module.to_html(t)) {
+                let _ = tail.class_list().remove_1(PLAIN);
+                tail.set_inner_html(&html);
+                grew(prev.is_none());
+            }
+            return;
         }
-        let delta = text.with(|t| renderer.try_update_value(|r| r.update(t)));
-        let Some(delta) = delta else { return };
-        let shown = renderer.with_value(|r| r.stable_blocks().len()) - delta.stable_appended.len();
+        if renderer.with_value(Option::is_none) {
+            // A fresh renderer draws everything: drop the plain text.
+            stable.set_text_content(None);
+            let _ = tail.class_list().remove_1(PLAIN);
+            tail_state.set_value(TailHighlight::default());
+            renderer.set_value(module.renderer());
+        }
+        let rendered = text.with(|t| renderer.with_value(|r| r.as_ref().and_then(|r| r.update(t))));
+        let Some((delta, count)) = rendered else {
+            return;
+        };
+        let shown = count.saturating_sub(delta.stable_appended.len());
         if let Some(keep) = delta.stable_truncated_to {
             truncate_blocks(&stable, keep);
         }
@@ -97,6 +124,13 @@ pub fn MarkdownView(
             <div class="md-tail" node_ref=tail></div>
         </div>
     }
+}
+
+/// The markdown's source as text, kept as written (`white-space: pre-wrap`).
+fn show_plain(stable: &web_sys::HtmlElement, tail: &web_sys::HtmlElement, text: &str) {
+    stable.set_text_content(None);
+    let _ = tail.class_list().add_1(PLAIN);
+    tail.set_text_content(Some(text));
 }
 
 /// Keeps the first `keep` blocks of the chunked stable list.

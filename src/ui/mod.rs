@@ -18,6 +18,7 @@ mod frame_refusal;
 mod gateway_prompt;
 mod live_regions;
 mod long_press;
+mod markdown_module;
 mod markdown_view;
 mod notices;
 mod notifications;

@@ -363,8 +363,8 @@ mod props {
     }
 }
 
-/// Host measurement for the brief: `cargo test --release -p aria-web --lib
-/// render::incremental::tests::bench -- --ignored --nocapture`.
+/// Host measurement for the brief: `cargo test --release -p aria-markdown
+/// --lib incremental::tests::bench -- --ignored --nocapture`.
 #[test]
 #[ignore = "benchmark; run in release with --ignored --nocapture"]
 fn bench_streaming_100k() {

@@ -17,8 +17,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{html, Event, Parser};
 
-use super::format::floor_char_boundary;
-use super::markdown::{options, render, to_html, Sanitizer};
+use crate::render::{options, render, to_html, Sanitizer};
 
 /// What changed in one [`IncrementalMarkdown::update`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -122,7 +121,7 @@ impl IncrementalMarkdown {
         self.checkpoints.truncate(keep);
         let blocks = self.checkpoints.last().map_or(0, |c| c.blocks);
         let witness = self.checkpoints.last().map_or(0, |c| c.witness);
-        self.src.truncate(floor_char_boundary(&self.src, witness));
+        self.src.truncate(self.src.floor_char_boundary(witness));
         self.truncate(blocks, delta);
     }
 

@@ -11,7 +11,7 @@ use pulldown_cmark::{
     html, Alignment, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd,
 };
 
-use super::url_policy::{safe_image_src, safe_link_href};
+use crate::url_policy::{safe_image_src, safe_link_href};
 
 /// Renders untrusted markdown to HTML that carries no script, no remote
 /// loads and no links outside http/https/mailto/relative.
@@ -332,7 +332,7 @@ fn code_language(info: &str) -> String {
 }
 
 /// Escapes text for an HTML attribute value or element body.
-pub(crate) fn escape_into(out: &mut String, s: &str) {
+pub fn escape_into(out: &mut String, s: &str) {
     for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),

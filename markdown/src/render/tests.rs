@@ -1,5 +1,5 @@
 use super::to_html;
-use crate::render::xss_corpus::XSS_VECTORS;
+use crate::xss_corpus::XSS_VECTORS;
 
 /// Why `html` would be unsafe in `inner_html`, if it is. Independent of the
 /// renderer: it parses every real tag (text has `<` escaped, so each `<` in

@@ -1,0 +1,46 @@
+//! The markdown module's exports, for the client's bridge
+//! (`src/ui/markdown_module.rs`, which declares the same names). Each
+//! export takes and returns plain strings and numbers: the two wasm
+//! modules share no memory, only JS values.
+
+use aria_markdown::IncrementalMarkdown;
+use wasm_bindgen::prelude::*;
+
+/// Markdown → safe HTML in one go (the benchmark's naive baselines).
+#[wasm_bindgen(js_name = toHtml)]
+pub fn to_html(markdown: &str) -> String {
+    aria_markdown::to_html(markdown)
+}
+
+/// Markdown → its words without markup (screen-reader announcements).
+#[wasm_bindgen(js_name = plainText)]
+pub fn plain_text(markdown: &str) -> String {
+    aria_markdown::plain_text(markdown)
+}
+
+/// One message's streaming renderer.
+#[wasm_bindgen]
+pub struct Renderer(IncrementalMarkdown);
+
+/// A renderer for a new message.
+#[wasm_bindgen]
+pub fn renderer() -> Renderer {
+    Renderer(IncrementalMarkdown::new())
+}
+
+#[wasm_bindgen]
+impl Renderer {
+    /// Renders the snapshot `text`. The answer is an array:
+    /// `[stable blocks to keep (-1: all), stable blocks now, tail HTML,
+    /// ...HTML of the blocks appended]`.
+    pub fn update(&mut self, text: &str) -> Vec<JsValue> {
+        let delta = self.0.update(text);
+        let keep = delta.stable_truncated_to.map_or(-1.0, |k| k as f64);
+        let mut out = Vec::with_capacity(3 + delta.stable_appended.len());
+        out.push(JsValue::from_f64(keep));
+        out.push(JsValue::from_f64(self.0.stable_blocks().len() as f64));
+        out.push(JsValue::from_str(&delta.tail_html));
+        out.extend(delta.stable_appended.iter().map(|b| JsValue::from_str(b)));
+        out
+    }
+}

@@ -1,0 +1,27 @@
+//! Markdown for aria-web: untrusted text to HTML that is safe for
+//! `innerHTML`, rendered incrementally while an answer streams, and to plain
+//! text for screen readers. Pure (no DOM), tested on the host.
+//!
+//! The client links none of the parser into its first load: this crate is
+//! compiled a second time as its own wasm module (`markdown/module`), which
+//! the app fetches after it has started (docs/architecture.md, "Markdown
+//! module"). Only the parser-free helpers ([`escape_into`],
+//! [`completed_prefix_len`], [`RenderDelta`]) are called from the app itself.
+
+/// Streaming markdown: completed blocks are kept, only the tail re-renders.
+mod incremental;
+/// The words of a markdown text, without markup.
+mod plain;
+/// Markdown → HTML that is safe for `inner_html` (raw HTML escaped, link
+/// schemes allow-listed, images click-to-load).
+mod render;
+/// Which link and image URLs rendered markdown may carry.
+mod url_policy;
+/// Hostile markdown inputs, kept with the browser suites' support code.
+#[cfg(test)]
+#[path = "../../tests/support/xss_corpus.rs"]
+mod xss_corpus;
+
+pub use incremental::{completed_prefix_len, IncrementalMarkdown, RenderDelta};
+pub use plain::plain_text;
+pub use render::{escape_into, to_html};

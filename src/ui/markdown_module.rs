@@ -1,0 +1,194 @@
+//! The markdown module: `aria-markdown` (parser, sanitizer, incremental
+//! renderer) compiled to a wasm module of its own (`markdown/module`, put in
+//! `dist/md/` by scripts/build-markdown), so that the parser is not in the
+//! first load. The app starts loading it once it has mounted, alongside the
+//! connection to the gateway; until it is ready, or if it cannot be loaded,
+//! markdown is shown as its plain text, never lost.
+//!
+//! index.html names the module's files in `<meta name="aria-markdown">`
+//! (content-hashed, written by the build); boot.js starts it right after
+//! the app's own wasm, puts its exports in `window.__ariaMarkdown` (null if
+//! it could not) and fires `aria-markdown` on the window. The two wasm
+//! modules share no memory: strings cross as JS strings. An export that
+//! throws (a trap in the module) marks the module failed, and everything
+//! falls back to text.
+
+use std::cell::RefCell;
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::render::RenderDelta;
+
+/// The window property and event boot.js sets and fires.
+const EXPORTS: &str = "__ariaMarkdown";
+const READY_EVENT: &str = "aria-markdown";
+
+#[wasm_bindgen]
+extern "C" {
+    /// The module's exports (markdown/module/src/lib.rs).
+    type Exports;
+    #[wasm_bindgen(method, catch, js_name = toHtml)]
+    fn to_html(this: &Exports, markdown: &str) -> Result<String, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = plainText)]
+    fn plain_text(this: &Exports, markdown: &str) -> Result<String, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = renderer)]
+    fn renderer(this: &Exports) -> Result<JsRenderer, JsValue>;
+
+    /// One message's renderer inside the module.
+    type JsRenderer;
+    #[wasm_bindgen(method, catch)]
+    fn update(this: &JsRenderer, text: &str) -> Result<js_sys::Array, JsValue>;
+    #[wasm_bindgen(method)]
+    fn free(this: &JsRenderer);
+}
+
+thread_local! {
+    static LOADED: RefCell<Option<Exports>> = const { RefCell::new(None) };
+}
+
+/// Where loading the module stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Loading,
+    Ready,
+    /// Not built, not reachable, or it threw: markdown shows as text.
+    Failed,
+}
+
+/// The module as the components see it (a context, provided by `App`).
+#[derive(Clone, Copy)]
+pub struct MarkdownModule {
+    status: RwSignal<Status>,
+}
+
+impl MarkdownModule {
+    /// Waits for the module boot.js is loading.
+    pub fn load() -> Self {
+        let module = Self {
+            status: RwSignal::new(Status::Loading),
+        };
+        if let Err(why) = module.start() {
+            module.fail(&why);
+        }
+        module
+    }
+
+    /// boot.js starts the module once the app has started, and fires
+    /// the event when its exports are set (or set to null: it failed).
+    fn start(self) -> Result<(), String> {
+        let window = web_sys::window().ok_or("no window")?;
+        let exports = js_sys::Reflect::get(&window, &JsValue::from_str(EXPORTS))
+            .map_err(|_| "cannot read the module's exports")?;
+        if !exports.is_undefined() {
+            self.arrived();
+            return Ok(());
+        }
+        let ready = Closure::once_into_js(move || self.arrived());
+        let options = web_sys::AddEventListenerOptions::new();
+        options.set_once(true);
+        window
+            .add_event_listener_with_callback_and_add_event_listener_options(
+                READY_EVENT,
+                ready.unchecked_ref(),
+                &options,
+            )
+            .map_err(|_| "cannot listen for the module")?;
+        Ok(())
+    }
+
+    /// boot.js is done: the exports are there, or null if it failed.
+    fn arrived(self) {
+        let exports = web_sys::window()
+            .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str(EXPORTS)).ok())
+            .filter(|e| e.is_object());
+        match exports {
+            Some(e) => {
+                LOADED.with(|l| *l.borrow_mut() = Some(e.unchecked_into()));
+                self.status.set(Status::Ready);
+            }
+            None => self.fail("it could not be loaded"),
+        }
+    }
+
+    fn fail(self, why: &str) {
+        LOADED.with(|l| l.borrow_mut().take());
+        if self.status.get_untracked() != Status::Failed {
+            super::browser::log_warning(&format!(
+                "markdown module: {why}; markdown is shown as plain text"
+            ));
+            self.status.set(Status::Failed);
+        }
+    }
+
+    /// Whether markdown can be rendered now (tracked).
+    pub fn ready(self) -> bool {
+        self.status.get() == Status::Ready
+    }
+
+    /// Runs `f` with the exports; a throw marks the module failed.
+    fn call<T>(self, f: impl FnOnce(&Exports) -> Result<T, JsValue>) -> Option<T> {
+        let result = LOADED.with(|l| l.borrow().as_ref().map(f))?;
+        result.map_err(|_| self.fail("it threw")).ok()
+    }
+
+    /// Safe HTML of `markdown`, in one go.
+    pub fn to_html(self, markdown: &str) -> Option<String> {
+        self.call(|e| e.to_html(markdown))
+    }
+
+    /// The words of `markdown` without markup.
+    pub fn plain_text(self, markdown: &str) -> Option<String> {
+        self.call(|e| e.plain_text(markdown))
+    }
+
+    /// A streaming renderer for one message.
+    pub fn renderer(self) -> Option<Renderer> {
+        let inner = self.call(|e| e.renderer())?;
+        Some(Renderer {
+            module: self,
+            inner,
+        })
+    }
+}
+
+/// One message's incremental renderer, living in the module.
+pub struct Renderer {
+    module: MarkdownModule,
+    inner: JsRenderer,
+}
+
+impl Renderer {
+    /// Renders the snapshot `text`: what changed, and how many stable
+    /// blocks there are now. `None` if the module failed.
+    pub fn update(&self, text: &str) -> Option<(RenderDelta, usize)> {
+        let answer = self.module.call(|_| self.inner.update(text))?;
+        // [keep (-1: all), stable count, tail HTML, ...appended blocks]
+        let number = |i| {
+            answer
+                .get(i)
+                .as_f64()
+                .filter(|n| *n >= 0.0)
+                .map(|n| n as usize)
+        };
+        let delta = RenderDelta {
+            stable_truncated_to: number(0),
+            tail_html: answer.get(2).as_string().unwrap_or_default(),
+            stable_appended: answer
+                .iter()
+                .skip(3)
+                .map(|b| b.as_string().unwrap_or_default())
+                .collect(),
+        };
+        Some((delta, number(1).unwrap_or(0)))
+    }
+}
+
+impl Drop for Renderer {
+    fn drop(&mut self) {
+        if self.module.status.get_untracked() == Status::Ready {
+            self.inner.free();
+        }
+    }
+}
