@@ -2,7 +2,8 @@
 // scripts/precache writes dist/sw.js as two constants followed by this file:
 //   BUILD     a hash of the build's shell files (names and bytes)
 //   PRECACHE  those files, relative to the scope: index.html, boot.js, the
-//             hashed wasm/js/css, the manifest and the icons
+//             hashed wasm/js/css (the markdown module's md/ too), the
+//             manifest and the icons
 //
 // Seams (docs/architecture.md "Installable, offline shell"):
 // - Only the listed files are ever cached, all at install, in the cache
