@@ -27,8 +27,10 @@ const CACHE = `aria-shell-${BUILD}`;
 const SCOPE = new URL(self.registration.scope);
 const LISTED = new Set(PRECACHE.map((path) => new URL(path, SCOPE).pathname));
 const INDEX = new URL("index.html", SCOPE).href;
-// Trunk's content hash in a file name: `aria-web-<16 hex>_bg.wasm`.
-const HASHED = /-[0-9a-f]{16}(_bg)?\.[a-z]+$/;
+// A content hash in a file name: `aria-web-<hex>_bg.wasm`. Trunk writes its
+// 64-bit hash without leading zeros (12 to 16 digits, as the gateway's
+// `is_hashed` reads them).
+const HASHED = /-[0-9a-f]{12,16}(_bg)?\.[a-z]+$/;
 
 self.addEventListener("install", (event) => {
   event.waitUntil(

@@ -310,6 +310,14 @@ fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
+/// How much of snapshot `next` is unchanged from `prev`: the length of
+/// their common prefix, at a char boundary of both. A renderer in another
+/// wasm module is sent only `next[len..]` (a streamed snapshot repeats all
+/// of the text before it).
+pub fn unchanged_prefix_len(prev: &str, next: &str) -> usize {
+    next.floor_char_boundary(common_prefix_len(prev.as_bytes(), next.as_bytes()))
+}
+
 /// Strips block-quote markers and indentation (enough for a line scanner
 /// that only needs to spot fences, list markers and headings).
 fn strip_quote_and_indent(line: &str) -> &str {

@@ -6,7 +6,8 @@
 //! compiled a second time as its own wasm module (`markdown/module`), which
 //! the app fetches after it has started (docs/architecture.md, "Markdown
 //! module"). Only the parser-free helpers ([`escape_into`],
-//! [`completed_prefix_len`], [`RenderDelta`]) are called from the app itself.
+//! [`completed_prefix_len`], [`unchanged_prefix_len`], [`RenderDelta`]) are
+//! called from the app itself.
 
 /// Streaming markdown: completed blocks are kept, only the tail re-renders.
 mod incremental;
@@ -22,6 +23,8 @@ mod url_policy;
 #[path = "../../tests/support/xss_corpus.rs"]
 mod xss_corpus;
 
-pub use incremental::{completed_prefix_len, IncrementalMarkdown, RenderDelta};
+pub use incremental::{
+    completed_prefix_len, unchanged_prefix_len, IncrementalMarkdown, RenderDelta,
+};
 pub use plain::plain_text;
 pub use render::{escape_into, to_html};

@@ -19,6 +19,8 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use aria_markdown::unchanged_prefix_len;
+
 use crate::render::RenderDelta;
 
 /// The window property and event boot.js sets and fires.
@@ -39,7 +41,7 @@ extern "C" {
     /// One message's renderer inside the module.
     type JsRenderer;
     #[wasm_bindgen(method, catch)]
-    fn update(this: &JsRenderer, text: &str) -> Result<js_sys::Array, JsValue>;
+    fn update(this: &JsRenderer, same: usize, rest: &str) -> Result<js_sys::Array, JsValue>;
     #[wasm_bindgen(method)]
     fn free(this: &JsRenderer);
 }
@@ -149,6 +151,7 @@ impl MarkdownModule {
         Some(Renderer {
             module: self,
             inner,
+            last: RefCell::new(String::new()),
         })
     }
 }
@@ -157,13 +160,21 @@ impl MarkdownModule {
 pub struct Renderer {
     module: MarkdownModule,
     inner: JsRenderer,
+    /// The last snapshot sent: only what follows its unchanged part
+    /// crosses into the module.
+    last: RefCell<String>,
 }
 
 impl Renderer {
     /// Renders the snapshot `text`: what changed, and how many stable
     /// blocks there are now. `None` if the module failed.
     pub fn update(&self, text: &str) -> Option<(RenderDelta, usize)> {
-        let answer = self.module.call(|_| self.inner.update(text))?;
+        let same = unchanged_prefix_len(&self.last.borrow(), text);
+        let rest = text.get(same..).unwrap_or_default();
+        let answer = self.module.call(|_| self.inner.update(same, rest))?;
+        let mut last = self.last.borrow_mut();
+        last.truncate(same);
+        last.push_str(rest);
         // [keep (-1: all), stable count, tail HTML, ...appended blocks]
         let number = |i| {
             answer
