@@ -315,6 +315,10 @@ fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
 /// wasm module is sent only `next[len..]` (a streamed snapshot repeats all
 /// of the text before it).
 pub fn unchanged_prefix_len(prev: &str, next: &str) -> usize {
+    if next.starts_with(prev) {
+        // The usual case, and a `memcmp`, not a loop over every byte.
+        return prev.len();
+    }
     next.floor_char_boundary(common_prefix_len(prev.as_bytes(), next.as_bytes()))
 }
 
