@@ -44,6 +44,12 @@ fn the_shell_is_precached_and_starts_with_the_gateway_gone() {
         }
         assert!(shell.contains(&"/index.html".to_string()), "{shell:?}");
         assert!(
+            shell
+                .iter()
+                .any(|p| p.starts_with("/md/markdown-") && p.ends_with("_bg.wasm")),
+            "the markdown module is in the shell (offline reading renders): {shell:?}"
+        );
+        assert!(
             !shell
                 .iter()
                 .any(|p| p.starts_with("/hl/") || p == "/sw.js" || p.starts_with("/ws")),

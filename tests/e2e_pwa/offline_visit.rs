@@ -43,6 +43,21 @@ fn the_worker_and_the_offline_copy_start_the_app_and_a_message_typed_is_sent_onc
             (user_texts(b).await.iter().any(|t| t.contains(KEPT))).then_some(())
         })
         .await;
+        // The markdown module came from the worker's cache too: the kept
+        // answer is rendered, not shown as its text.
+        b.poll("the kept answer rendered as markdown", secs(10), || async {
+            let v = b
+                .js(
+                    "return { module: !!window.__ariaMarkdown,
+                       plain: document.querySelectorAll('.md-plain').length,
+                       rendered: document.querySelectorAll('.msg-assistant .markdown :is(p, li, h1, h2, h3, pre)').length };",
+                    vec![],
+                )
+                .await;
+            (v["module"] == true && v["plain"] == 0 && v["rendered"].as_u64() > Some(0))
+                .then_some(())
+        })
+        .await;
         send(b, TYPED).await;
         b.wait_for(".msg-user.pending", secs(5)).await;
 
