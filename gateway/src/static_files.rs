@@ -100,7 +100,6 @@ mod tests {
             "/markdown-0123456789abc.css",
             "/aria-web-8f3e1c2d5a6b7c9d.js.br",
             // The markdown module (scripts/build-markdown names it alike).
-            "/md/load-191eef5f34fb3279.js",
             "/md/markdown-191eef5f34fb3279.js",
             "/md/markdown-191eef5f34fb3279_bg.wasm",
         ] {

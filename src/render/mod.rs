@@ -17,7 +17,7 @@ pub mod reasoning;
 /// gateway sends; written in the protocol crate so the reference gateway
 /// stores the same (protocol.md §11).
 pub use crate::protocol::thread_preview;
-pub use aria_markdown::{completed_prefix_len, RenderDelta};
+pub use aria_markdown::completed_prefix_len;
 pub use format::{args_pretty, duration, px, short_preview, tokens};
 pub use mode::RenderMode;
 pub use progress::{

@@ -1,9 +1,9 @@
 //! The markdown module: `aria-markdown` (parser, sanitizer, incremental
 //! renderer) compiled to a wasm module of its own (`markdown/module`, put in
 //! `dist/md/` by scripts/build-markdown), so that the parser is not in the
-//! first load. The app starts loading it once it has mounted, alongside the
-//! connection to the gateway; until it is ready, or if it cannot be loaded,
-//! markdown is shown as its plain text, never lost.
+//! first load. It arrives while the app connects to the gateway; until it
+//! is ready, or if it cannot be loaded, markdown is shown as its plain
+//! text, never lost.
 //!
 //! index.html names the module's files in `<meta name="aria-markdown">`
 //! (content-hashed, written by the build); boot.js starts it right after
@@ -19,9 +19,7 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use aria_markdown::unchanged_prefix_len;
-
-use crate::render::RenderDelta;
+use aria_markdown::{unchanged_prefix_len, RenderDelta};
 
 /// The window property and event boot.js sets and fires.
 const EXPORTS: &str = "__ariaMarkdown";

@@ -86,6 +86,7 @@ pub fn MarkdownView(
         if renderer.with_value(Option::is_none) {
             // A fresh renderer draws everything: drop the plain text.
             stable.set_text_content(None);
+            tail.set_text_content(None);
             let _ = tail.class_list().remove_1(PLAIN);
             tail_state.set_value(TailHighlight::default());
             renderer.set_value(module.renderer());
