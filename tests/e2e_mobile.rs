@@ -80,6 +80,23 @@ async fn small_targets(b: &Browser, state: &str) -> Vec<String> {
     small.into_iter().map(|s| format!("{state}: {s}")).collect()
 }
 
+/// Opens the drawer and waits until it has slid all the way in: what a
+/// finger can reach (and WebDriver can touch) is only there then.
+async fn open_drawer(b: &Browser) {
+    b.click(".drawer-toggle").await;
+    b.wait_for(".app.drawer-open", secs(5)).await;
+    b.poll("the drawer slid in", secs(5), || async {
+        let left = b
+            .js(
+                "return document.querySelector('.sidebar').getBoundingClientRect().left;",
+                vec![],
+            )
+            .await;
+        (left.as_f64()? >= 0.0).then_some(())
+    })
+    .await;
+}
+
 /// The composer form's box: (top, bottom).
 async fn composer_box(b: &Browser) -> (f64, f64) {
     let v: Value = b
@@ -119,8 +136,7 @@ fn drawer_long_press_and_every_tap_target_on_a_phone() {
         small.extend(small_targets(b, "settings open").await);
         close_settings(b).await;
 
-        b.click(".drawer-toggle").await;
-        b.wait_for(".app.drawer-open", secs(5)).await;
+        open_drawer(b).await;
         small.extend(small_targets(b, "drawer open").await);
 
         touch_hold(b, &channel, Duration::from_millis(900), false).await;
