@@ -65,10 +65,14 @@ pub fn following(
     mounted: &Range<usize>,
 ) -> Range<usize> {
     let new = at_end(heights, view_height, mount);
-    if mounted.is_empty() || mounted.end < new.start {
+    let kept = at_end(heights, view_height, keep).start;
+    // Nothing mounted reaches into the wider margin (a window elsewhere,
+    // after a jump): only the rows at the end. Otherwise the mounted rows
+    // within it stay, even when the rows that just arrived, by their
+    // estimates alone, leave a gap between them and the end.
+    if mounted.is_empty() || mounted.end <= kept {
         return new;
     }
-    let kept = at_end(heights, view_height, keep).start;
     mounted.start.max(kept).min(new.start)..new.end
 }
 
@@ -190,6 +194,12 @@ mod tests {
         let h = Heights::from_values(vec![50.0, 200_000.0, 500.0, 500.0]);
         assert_eq!(at_end(&h, 700.0, 175.0), 2..4, "on the estimates alone");
         assert_eq!(following(&h, 700.0, (175.0, 2100.0), &(0..4)), 1..4);
+        // Three rows arriving at once after the answer (typing, a tool card,
+        // a streamed answer) fill the screen on their estimates: the
+        // answer, mounted before them, still stays.
+        let h = Heights::from_values(vec![50.0, 200_000.0, 500.0, 500.0, 500.0]);
+        assert_eq!(at_end(&h, 700.0, 175.0), 3..5, "on the estimates alone");
+        assert_eq!(following(&h, 700.0, (175.0, 2100.0), &(0..2)), 1..5);
     }
 
     #[test]
