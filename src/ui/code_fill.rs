@@ -9,8 +9,6 @@
 //! Meanwhile the block is marked `data-filling`: the highlighter notes a
 //! request for it there and runs once its whole text is in.
 
-use std::rc::Rc;
-
 use wasm_bindgen::JsCast;
 
 use super::code_highlight::highlight_within;
@@ -25,12 +23,11 @@ pub enum Put {
     Replace,
 }
 
-/// Puts `html` (sanitizer output) into `parent`; `grew` is called after each
-/// later batch of a long block.
-pub fn put_html(parent: &web_sys::Element, html: &str, how: Put, grew: Rc<dyn Fn()>) {
+/// Puts `html` (sanitizer output) into `parent`.
+pub fn put_html(parent: &web_sys::Element, html: &str, how: Put) {
     // The common case, a page without a long block, is inserted as before.
     let parts = html.matches("<span class=\"code-part\">").count();
-    if parts <= PARTS_PER_FRAME as usize || put_parsed(parent, html, how, &grew).is_none() {
+    if parts <= PARTS_PER_FRAME as usize || put_parsed(parent, html, how).is_none() {
         match how {
             Put::Append => {
                 let _ = parent.insert_adjacent_html("beforeend", html);
@@ -42,7 +39,7 @@ pub fn put_html(parent: &web_sys::Element, html: &str, how: Put, grew: Rc<dyn Fn
 
 /// The long-block path; `None` (nothing changed) when the browser cannot
 /// make a template.
-fn put_parsed(parent: &web_sys::Element, html: &str, how: Put, grew: &Rc<dyn Fn()>) -> Option<()> {
+fn put_parsed(parent: &web_sys::Element, html: &str, how: Put) -> Option<()> {
     let doc = parent.owner_document()?;
     let template = doc
         .create_element("template")
@@ -65,7 +62,7 @@ fn put_parsed(parent: &web_sys::Element, html: &str, how: Put, grew: &Rc<dyn Fn(
         }
         if rest.first_child().is_some() {
             let _ = code.set_attribute("data-filling", "");
-            fill_later(code, rest, Rc::clone(grew));
+            fill_later(code, rest);
         }
     }
     if how == Put::Replace {
@@ -78,7 +75,7 @@ fn put_parsed(parent: &web_sys::Element, html: &str, how: Put, grew: &Rc<dyn Fn(
 /// Moves the next batch of `rest` into `code` on the next frame, until all
 /// of it is in; then highlights the block if that was asked meanwhile. A
 /// block taken out of the page (the tail repainted) is left alone.
-fn fill_later(code: web_sys::Element, rest: web_sys::DocumentFragment, grew: Rc<dyn Fn()>) {
+fn fill_later(code: web_sys::Element, rest: web_sys::DocumentFragment) {
     leptos::prelude::request_animation_frame(move || {
         if !code.is_connected() {
             return;
@@ -89,9 +86,8 @@ fn fill_later(code: web_sys::Element, rest: web_sys::DocumentFragment, grew: Rc<
             };
             let _ = code.append_child(&part);
         }
-        grew();
         if rest.first_child().is_some() {
-            fill_later(code, rest, grew);
+            fill_later(code, rest);
             return;
         }
         let wanted = code.get_attribute("data-filling").as_deref() == Some("highlight");

@@ -10,8 +10,6 @@
 //! [`RenderMode`](crate::render::RenderMode)) re-render the whole text into
 //! `innerHTML` on each update instead.
 
-use std::rc::Rc;
-
 use leptos::html::Div;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -22,7 +20,6 @@ use super::code_highlight::highlight_within;
 use super::copy_button::copy_and_confirm;
 use super::live_regions::Announcer;
 use super::markdown_module::{MarkdownModule, Renderer};
-use super::row_mounts::RowMounts;
 use crate::render::highlight::{TailHighlight, TailStep};
 
 /// Completed blocks are grouped this many to a chunk (a plain block box):
@@ -50,19 +47,8 @@ pub fn MarkdownView(
     let renderer = StoredValue::new_local(None::<Renderer>);
     let tail_state = StoredValue::new(TailHighlight::default());
     let naive = browser::render_mode().whole_bubble();
-    let rows = use_context::<RowMounts>();
 
-    // Only updates after the first render report growth: a page of rows
-    // mounting at once must not each pin the scroll position.
-    let grew = move |first_run: bool| {
-        if let (Some(rows), false) = (rows, first_run) {
-            rows.content_grew();
-        }
-    };
-    // A long code block's later parts arrive after the update that put it in.
-    let later: Rc<dyn Fn()> = Rc::new(move || grew(false));
-
-    Effect::new(move |prev: Option<()>| {
+    Effect::new(move |_| {
         let (Some(stable), Some(tail)) = (stable.get(), tail.get()) else {
             return;
         };
@@ -71,7 +57,6 @@ pub fn MarkdownView(
             // Not loaded (yet): the text as it is, until the module is.
             renderer.set_value(None);
             text.with(|t| show_plain(&stable, &tail, t));
-            grew(prev.is_none());
             return;
         };
         if naive {
@@ -79,7 +64,6 @@ pub fn MarkdownView(
             if let Some(html) = text.with(|t| module.to_html(t)) {
                 let _ = tail.class_list().remove_1(PLAIN);
                 tail.set_inner_html(&html);
-                grew(prev.is_none());
             }
             return;
         }
@@ -99,7 +83,7 @@ pub fn MarkdownView(
         if let Some(keep) = delta.stable_truncated_to {
             truncate_blocks(&stable, keep);
         }
-        append_blocks(&stable, shown, &delta.stable_appended, &later);
+        append_blocks(&stable, shown, &delta.stable_appended);
         if !delta.stable_appended.is_empty() {
             highlight_chunks_from(&stable, shown / BLOCKS_PER_CHUNK);
         }
@@ -110,12 +94,11 @@ pub fn MarkdownView(
                 highlight: false,
             });
         if step.repaint {
-            put_html(&tail, &delta.tail_html, Put::Replace, Rc::clone(&later));
+            put_html(&tail, &delta.tail_html, Put::Replace);
         }
         if step.highlight {
             highlight_within(&tail);
         }
-        grew(prev.is_none());
     });
 
     let say = use_context::<Announcer>();
@@ -154,19 +137,14 @@ fn truncate_blocks(stable: &web_sys::HtmlElement, keep: usize) {
 
 /// Appends completed blocks after the `shown` ones: first filling the last
 /// chunk, then in new chunks; one HTML parse for each.
-fn append_blocks(
-    stable: &web_sys::HtmlElement,
-    shown: usize,
-    blocks: &[String],
-    grew: &Rc<dyn Fn()>,
-) {
+fn append_blocks(stable: &web_sys::HtmlElement, shown: usize, blocks: &[String]) {
     let block = |html: &String| format!("<div class=\"md-block\">{html}</div>");
     let room = (BLOCKS_PER_CHUNK - shown % BLOCKS_PER_CHUNK) % BLOCKS_PER_CHUNK;
     let (fill, rest) = blocks.split_at(room.min(blocks.len()));
     if !fill.is_empty() {
         if let Some(last) = stable.last_element_child() {
             let html: String = fill.iter().map(block).collect();
-            put_html(&last, &html, Put::Append, Rc::clone(grew));
+            put_html(&last, &html, Put::Append);
         }
     }
     if !rest.is_empty() {
@@ -177,7 +155,7 @@ fn append_blocks(
                 format!("<div class=\"md-chunk\">{inner}</div>")
             })
             .collect();
-        put_html(stable, &html, Put::Append, Rc::clone(grew));
+        put_html(stable, &html, Put::Append);
     }
 }
 

@@ -1,6 +1,6 @@
 //! The context through which each mounted row hands its element to the
-//! timeline, which measures it and anchors the scroll position to it, and
-//! says when it grew. A leaf: the rows and the markdown view import it, the
+//! timeline, which measures it and anchors the scroll position to it (a
+//! row that grows is seen by the timeline's ResizeObserver). A leaf: the rows and the markdown view import it, the
 //! timeline provides it, and neither side imports the other.
 
 use std::rc::Rc;
@@ -9,11 +9,10 @@ use leptos::prelude::*;
 
 use crate::store::RowKey;
 
-/// What the timeline does when a row mounts, unmounts or grows.
+/// What the timeline does when a row mounts or unmounts.
 pub trait MountSink {
     fn mounted(&self, key: &RowKey, el: web_sys::Element);
     fn unmounted(&self, key: &RowKey);
-    fn content_grew(&self);
 }
 
 #[derive(Clone, Copy)]
@@ -30,10 +29,5 @@ impl RowMounts {
 
     pub fn unmounted(&self, key: &RowKey) {
         self.0.try_with_value(|s| s.unmounted(key));
-    }
-
-    /// A mounted row's content grew after its first render.
-    pub fn content_grew(&self) {
-        self.0.try_with_value(|s| s.content_grew());
     }
 }

@@ -32,11 +32,6 @@ impl MountSink for ListMounts {
     fn unmounted(&self, key: &RowKey) {
         self.0.try_update_value(|l| l.unmounted(key));
     }
-
-    /// See [`VirtualList::content_grew`].
-    fn content_grew(&self) {
-        self.0.try_update_value(VirtualList::content_grew);
-    }
 }
 
 #[component]

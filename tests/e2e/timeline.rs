@@ -41,6 +41,7 @@ return {
   topOffset: first ? first.getBoundingClientRect().top - top : null,
   beginning: document.querySelector('[data-testid=beginning]') !== null,
   pill: document.querySelector('[data-testid=new-messages]') !== null,
+  streaming: document.querySelector('.msg-assistant[data-streaming=true]') !== null,
 };
 "#;
 
@@ -283,6 +284,38 @@ async fn new_output_is_followed_at_the_bottom_and_announced_by_a_pill_otherwise(
         (s["toBottom"].as_f64()? <= 2.0).then_some(())
     })
     .await;
+    app.assert_no_console_errors().await;
+    app.close().await;
+}
+
+/// A long answer streaming in grows its row on every frame: each painted
+/// frame shows the end of it, not a screenful above (the list pins the
+/// bottom from its ResizeObserver, after layout and before paint).
+#[tokio::test]
+async fn a_streamed_answer_is_followed_frame_by_frame() {
+    let app = open_seeded(60, 0).await;
+    let b = &app.browser;
+    b.wait_for("[data-testid=conn-status][data-state=connected]", secs(20))
+        .await;
+    at_the_end(b).await;
+    b.type_into(COMPOSER, "/demo stream 60").await;
+    b.press_enter(COMPOSER).await;
+    b.wait_for(".msg-assistant[data-streaming=true]", secs(20))
+        .await;
+    let mut seen = 0;
+    while b.exists(".msg-assistant[data-streaming=true]").await {
+        let s = state(b).await;
+        if s["streaming"].as_bool() == Some(true) {
+            seen += 1;
+            let gap = s["toBottom"].as_f64().unwrap_or(f64::NAN);
+            assert!(
+                gap <= 2.0,
+                "a streaming frame painted {gap} px above the end: {s}"
+            );
+        }
+    }
+    assert!(seen >= 3, "only {seen} frames sampled while streaming");
+    at_the_end(b).await;
     app.assert_no_console_errors().await;
     app.close().await;
 }

@@ -307,17 +307,6 @@ impl VirtualList {
         }
     }
 
-    /// A row's content just grew (a streamed answer rendered more): when
-    /// following, scroll to the end now, in the same task, so that the
-    /// frame's layout finds the final position and the resize callback has
-    /// nothing left to move (moving there would run layout a second time).
-    pub fn content_grew(&mut self) {
-        let Some(dom) = &self.dom else { return };
-        if self.following {
-            dom.scroller.set_scroll_top(dom.scroller.scroll_height());
-        }
-    }
-
     /// A row's element appeared (its component mounted).
     pub fn mounted(&mut self, key: &RowKey, el: Element) {
         if let Some(dom) = &self.dom {
