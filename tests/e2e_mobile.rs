@@ -17,7 +17,9 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use support::threads::touch_hold;
-use support::ui::{close_settings, demo_app, new_thread_answered, open_settings, COMPOSER};
+use support::ui::{
+    close_settings, demo_app, new_thread_answered, open_drawer, open_settings, COMPOSER,
+};
 use support::{run, secs, Browser};
 
 const WIDTH: f64 = 390.0;
@@ -78,23 +80,6 @@ async fn small_targets(b: &Browser, state: &str) -> Vec<String> {
     let small = b.js(SMALL_TARGETS, vec![json!(MIN_TARGET)]).await;
     let small: Vec<String> = serde_json::from_value(small).unwrap_or_default();
     small.into_iter().map(|s| format!("{state}: {s}")).collect()
-}
-
-/// Opens the drawer and waits until it has slid all the way in: what a
-/// finger can reach (and WebDriver can touch) is only there then.
-async fn open_drawer(b: &Browser) {
-    b.click(".drawer-toggle").await;
-    b.wait_for(".app.drawer-open", secs(5)).await;
-    b.poll("the drawer slid in", secs(5), || async {
-        let left = b
-            .js(
-                "return document.querySelector('.sidebar').getBoundingClientRect().left;",
-                vec![],
-            )
-            .await;
-        (left.as_f64()? >= 0.0).then_some(())
-    })
-    .await;
 }
 
 /// The composer form's box: (top, bottom).

@@ -1,6 +1,6 @@
 //! The context through which each mounted row hands its element to the
-//! timeline, which measures it and anchors the scroll position to it (a
-//! row that grows is seen by the timeline's ResizeObserver). A leaf: the rows and the markdown view import it, the
+//! timeline, which measures it (its ResizeObserver also sees it grow) and
+//! anchors the scroll position to it. A leaf: the rows import it, the
 //! timeline provides it, and neither side imports the other.
 
 use std::rc::Rc;

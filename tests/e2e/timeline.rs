@@ -9,9 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::support::ui::{connected, send};
 use crate::support::{secs, App, Browser, GatewayOpts};
-
-const COMPOSER: &str = "form[data-testid=composer] textarea";
 
 /// Items per `history.get` page when the client asks for no limit.
 const PAGE: u64 = 50;
@@ -238,13 +237,11 @@ async fn older_pages_load_above_without_moving_the_reading_position() {
 async fn new_output_is_followed_at_the_bottom_and_announced_by_a_pill_otherwise() {
     let app = open_seeded(60, 60).await;
     let b = &app.browser;
-    b.wait_for("[data-testid=conn-status][data-state=connected]", secs(20))
-        .await;
+    connected(b).await;
 
     // New output keeps the end in view (the seeded thread has no `ls`).
     at_the_end(b).await;
-    b.type_into(COMPOSER, "/demo tools").await;
-    b.press_enter(COMPOSER).await;
+    send(b, "/demo tools").await;
     b.poll("the demo's first tool call", secs(20), || async {
         let texts = b.texts_of(".tool-text").await;
         texts.iter().any(|t| t.contains("ls -la")).then_some(())
@@ -295,11 +292,9 @@ async fn new_output_is_followed_at_the_bottom_and_announced_by_a_pill_otherwise(
 async fn a_streamed_answer_is_followed_frame_by_frame() {
     let app = open_seeded(60, 0).await;
     let b = &app.browser;
-    b.wait_for("[data-testid=conn-status][data-state=connected]", secs(20))
-        .await;
+    connected(b).await;
     at_the_end(b).await;
-    b.type_into(COMPOSER, "/demo stream 60").await;
-    b.press_enter(COMPOSER).await;
+    send(b, "/demo stream 60").await;
     b.wait_for(".msg-assistant[data-streaming=true]", secs(20))
         .await;
     let mut seen = 0;
@@ -325,8 +320,7 @@ async fn sending_while_scrolled_up_jumps_to_the_end() {
     let items = 400;
     let app = open_seeded(items, 20).await;
     let b = &app.browser;
-    b.wait_for("[data-testid=conn-status][data-state=connected]", secs(20))
-        .await;
+    connected(b).await;
     at_the_end(b).await;
 
     // Read far back: older pages load and the end is no longer mounted.
@@ -348,9 +342,7 @@ async fn sending_while_scrolled_up_jumps_to_the_end() {
 
     // The reader's own message brings them to the end, where it shows.
     let text = "back to the end";
-    b.type_into(COMPOSER, &format!("/demo nostream {text}"))
-        .await;
-    b.press_enter(COMPOSER).await;
+    send(b, &format!("/demo nostream {text}")).await;
     b.poll("the sent message on screen at the end", secs(5), || async {
         let on_screen = b.js(OWN_MESSAGE_ON_SCREEN, vec![json!(text)]).await;
         let s = state(b).await;

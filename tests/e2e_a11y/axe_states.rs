@@ -135,9 +135,7 @@ fn streaming_long_thread_and_mobile_drawer_have_no_axe_violations() {
             json!({"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": true}),
         )
         .await;
-        b.wait_for(".drawer-toggle", secs(5)).await;
-        b.click(".drawer-toggle").await;
-        b.wait_for(".app.drawer-open", secs(5)).await;
+        open_drawer(b).await;
         assert_no_axe_violations(b, "mobile 390x844, drawer open").await;
         app.finish().await;
     });

@@ -96,6 +96,24 @@ pub async fn reload_connected(b: &Browser) {
     connected(b).await;
 }
 
+/// Opens the thread drawer (a narrow screen) and waits until it has slid
+/// all the way in: only then is all of it on screen, to be touched or
+/// audited.
+pub async fn open_drawer(b: &Browser) {
+    b.click(".drawer-toggle").await;
+    b.wait_for(".app.drawer-open", secs(5)).await;
+    b.poll("the drawer slid in", secs(5), || async {
+        let left = b
+            .js(
+                "return document.querySelector('.sidebar').getBoundingClientRect().left;",
+                vec![],
+            )
+            .await;
+        (left.as_f64()? >= 0.0).then_some(())
+    })
+    .await;
+}
+
 /// Types `text` into the composer and presses Enter.
 pub async fn send(b: &Browser, text: &str) {
     b.type_into(COMPOSER, text).await;
