@@ -40,9 +40,66 @@ await new Promise((go) => {
   setTimeout(go, 3000);
 });
 
+// The app's wasm comes in two parts (scripts/split-wasm): the first load,
+// with what starting the app and a first turn run, and the deferred part,
+// with the rest (settings, search, export, …), fetched and linked here
+// once the app has started. A call into the deferred part before that
+// reaches a placeholder (the glue's `placeholder` imports), which loads it
+// there and then, with a synchronous request (the call cannot wait), and
+// makes the call. Linking it replaces every placeholder in the function
+// table, so each call after that goes straight to its function.
+const tag = document.getElementById("aria-boot");
+const deferred = {
+  url: tag.dataset.deferred, // none in a build that is not split (debug)
+  exports: null, // () => the first part's exports
+  module: null,
+  state: "waiting", // then "linked", or "failed" if the fetch after start failed
+  placeholderCalls: 0,
+  syncLoads: 0,
+};
+const link = (module) => {
+  if (deferred.state === "linked") return;
+  new WebAssembly.Instance(module, { primary: deferred.exports() });
+  deferred.module = module;
+  deferred.state = "linked";
+};
+const loadNow = () => {
+  deferred.syncLoads++;
+  const request = new XMLHttpRequest();
+  request.open("GET", deferred.url, false);
+  // A synchronous request has no arraybuffer response: bytes as text.
+  request.overrideMimeType("text/plain; charset=x-user-defined");
+  request.send();
+  if (request.status !== 200) throw new Error(`the app's deferred part: HTTP ${request.status}`);
+  const text = request.responseText;
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  link(new WebAssembly.Module(bytes));
+};
+window.__ariaDeferred = {
+  placeholders(exports) {
+    deferred.exports = exports;
+    return new Proxy({}, {
+      get: (_, index) => (...args) => {
+        deferred.placeholderCalls++;
+        if (deferred.state !== "linked") {
+          try {
+            loadNow();
+          } catch (err) {
+            fail(`a part of the app could not be loaded (${err.message}); reload the page`);
+            throw err;
+          }
+        }
+        return deferred.exports()["%table"].get(Number(index))(...args);
+      },
+    });
+  },
+  // For the tests and the bench: where the deferred part stands.
+  status: () => ({ state: deferred.state, placeholderCalls: deferred.placeholderCalls, syncLoads: deferred.syncLoads }),
+};
+
 // The wasm's fetch starts with the JS's, not after it has loaded: the
 // larger download is not queued behind the smaller one.
-const tag = document.getElementById("aria-boot");
 const wasm = fetch(tag.dataset.wasm);
 wasm.catch(() => {}); // reported by `init` below, or moot if the import failed
 try {
@@ -51,6 +108,16 @@ try {
 } catch (err) {
   fail(err);
   throw err;
+}
+
+if (deferred.url) {
+  WebAssembly.compileStreaming(fetch(deferred.url))
+    .then(link)
+    .catch((err) => {
+      // A later call loads it itself (the placeholders).
+      if (deferred.state !== "linked") deferred.state = "failed";
+      console.warn("the app's deferred part:", err);
+    });
 }
 
 // The markdown module (the parser and sanitizer, a wasm module of their own

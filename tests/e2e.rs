@@ -13,6 +13,7 @@ mod support;
 
 mod e2e {
     mod chat;
+    mod deferred_code;
     mod harness;
     mod timeline;
 }

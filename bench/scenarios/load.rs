@@ -1,7 +1,8 @@
 //! Load: what the browser downloads (raw and gzip), and the time from
 //! navigation to a composer that takes input, on localhost. The first load
-//! is the app's wasm and JS glue; the markdown module (dist/md/, fetched
-//! once the app has started) is reported on its own.
+//! is the app's wasm and JS glue; the deferred part of the app's wasm
+//! (scripts/split-wasm) and the markdown module (dist/md/), both fetched
+//! once the app has started, are reported on their own.
 
 use std::path::Path;
 
@@ -18,10 +19,13 @@ const PARSER_MARK: &[u8] = b"CounterClockwiseContourIntegral";
 
 pub async fn run(page: &Page<'_>, urls: &Urls, dist: &Path, sizes: Sizes, report: &mut Report) {
     let files = download_sizes(dist);
+    let deferred = |name: &str| name.starts_with("aria-web-deferred-");
     let app: Vec<&(String, u64, u64)> = files
         .iter()
         .filter(|(name, _, _)| {
-            name.ends_with(".wasm") || (name.ends_with(".js") && name.starts_with("aria-web"))
+            !deferred(name)
+                && (name.ends_with(".wasm")
+                    || (name.ends_with(".js") && name.starts_with("aria-web")))
         })
         .collect();
     let raw: u64 = app.iter().map(|f| f.1).sum();
@@ -33,6 +37,19 @@ pub async fn run(page: &Page<'_>, urls: &Urls, dist: &Path, sizes: Sizes, report
         gzip as f64 / 1000.0,
         "KB",
         Some(Target::AtMost(350.0)),
+    );
+    let deferred_gzip: u64 = files.iter().filter(|f| deferred(&f.0)).map(|f| f.2).sum();
+    report.metric(
+        SCENARIO,
+        "deferred part of the wasm (after start), gzip -9",
+        deferred_gzip as f64 / 1000.0,
+        "KB",
+        None,
+    );
+    report.check(
+        SCENARIO,
+        "the app's wasm is split: a deferred part beside the first load",
+        deferred_gzip > 0,
     );
     // None in a build from before the markdown module (its check fails).
     let markdown = if dist.join("md").is_dir() {
@@ -65,7 +82,7 @@ pub async fn run(page: &Page<'_>, urls: &Urls, dist: &Path, sizes: Sizes, report
     report.note(
         SCENARIO,
         format!(
-            "KB = 1000 bytes. Files: {}; everything incl. HTML, CSS, boot.js and the markdown module: {:.1} KB gzip",
+            "KB = 1000 bytes. Files: {}; everything incl. HTML, CSS, boot.js, the deferred part and the markdown module: {:.1} KB gzip",
             files
                 .iter()
                 .chain(markdown.iter())

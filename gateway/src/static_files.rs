@@ -102,6 +102,8 @@ mod tests {
             // The markdown module (scripts/build-markdown names it alike).
             "/md/markdown-191eef5f34fb3279.js",
             "/md/markdown-191eef5f34fb3279_bg.wasm",
+            // The app's deferred part (scripts/split-wasm).
+            "/aria-web-deferred-191eef5f34fb3279.wasm",
         ] {
             assert_eq!(cache_policy(path), IMMUTABLE, "{path}");
         }

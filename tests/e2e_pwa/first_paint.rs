@@ -6,8 +6,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::paths;
-use crate::support::{exclusive, run, secs, Browser, Gateway, GatewayOpts};
+use crate::support::{run, secs, App, GatewayOpts};
 
 /// Starts collecting the page's largest-contentful-paint and layout-shift
 /// entries (buffered: those from before this script too).
@@ -49,13 +48,8 @@ return {
 #[test]
 fn the_static_frame_paints_first_and_the_app_replaces_it_in_place() {
     run(|| async {
-        let _turn = exclusive().await;
-        let gateway = Gateway::start(GatewayOpts {
-            static_dir: Some(paths::dist_dir()),
-            ..GatewayOpts::default()
-        });
-        let b = Browser::start().await;
-        b.attach_log("gateway output", gateway.output_handle());
+        let app = App::unopened(GatewayOpts::default()).await;
+        let b = &app.browser;
         // A slow link (150 KB/s): the HTML and CSS come in a fraction of a
         // second, the wasm in a few, so the static frame is on screen alone.
         b.cdp("Network.enable", json!({})).await;
@@ -65,7 +59,7 @@ fn the_static_frame_paints_first_and_the_app_replaces_it_in_place() {
                     "downloadThroughput": 150_000, "uploadThroughput": 150_000 }),
         )
         .await;
-        b.goto(&gateway.app_url()).await;
+        b.goto(&app.gateway.app_url()).await;
         b.js(OBSERVE, vec![]).await;
 
         let before: Value = b
@@ -106,7 +100,7 @@ fn the_static_frame_paints_first_and_the_app_replaces_it_in_place() {
             "no layout shift: {shifts:?}"
         );
         b.assert_no_console_errors().await;
-        b.close().await;
+        app.close().await;
     });
 }
 

@@ -165,7 +165,15 @@ impl App {
 
     /// Starts the gateway with `opts` (its static dir defaults to the dist)
     /// and opens the app in a fresh headless Chromium.
-    pub async fn start_with(mut opts: GatewayOpts) -> App {
+    pub async fn start_with(opts: GatewayOpts) -> App {
+        let app = App::unopened(opts).await;
+        app.browser.goto(&app.gateway.app_url()).await;
+        app
+    }
+
+    /// [`App::start_with`] without opening the app: the browser is blank,
+    /// for DevTools settings that must come before the first load.
+    pub async fn unopened(mut opts: GatewayOpts) -> App {
         let turn = exclusive().await;
         if opts.static_dir.is_none() {
             opts.static_dir = Some(paths::dist_dir());
@@ -173,7 +181,6 @@ impl App {
         let gateway = Gateway::start(opts);
         let browser = Browser::start().await;
         browser.attach_log("gateway output", gateway.output_handle());
-        browser.goto(&gateway.app_url()).await;
         App {
             browser,
             gateway,
