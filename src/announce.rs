@@ -6,19 +6,48 @@ use std::collections::HashMap;
 
 /// Longest answer text read out; the rest is in the thread.
 const ANSWER_CHARS: usize = 400;
+/// How much of an answer's markdown source is read for its announcement:
+/// room for [`ANSWER_CHARS`] of words under ordinary markup. Parsing all of
+/// a long answer to say its start cost its last frame several ms.
+const SOURCE_BYTES: usize = 8 * ANSWER_CHARS;
+/// How far past [`SOURCE_BYTES`] the cut looks for a line end.
+const LINE_END_SLACK: usize = 1024;
+
+/// The start of an answer's markdown source to read out: its first
+/// [`SOURCE_BYTES`], up to the end of that line when it ends soon; and
+/// whether that leaves some of the answer out.
+pub fn source_start(md: &str) -> (&str, bool) {
+    if md.len() <= SOURCE_BYTES {
+        return (md, false);
+    }
+    let mut end = SOURCE_BYTES;
+    while !md.is_char_boundary(end) {
+        end += 1;
+    }
+    let rest = &md[end..];
+    let window = rest.len().min(LINE_END_SLACK);
+    let line_end = rest.as_bytes()[..window].iter().position(|b| *b == b'\n');
+    let end = end + line_end.unwrap_or(0);
+    (&md[..end], end < md.len())
+}
 
 /// The polite announcement of a finished answer, from its text as read
-/// (the markdown module's `plain_text`, or the markdown source itself while
-/// that module is not loaded): its words, cut at [`ANSWER_CHARS`] with an
-/// ellipsis.
-pub fn answer(plain: &str) -> String {
+/// (the markdown module's `plain_text` of [`source_start`], or that source
+/// itself while the module is not loaded): its words, cut at
+/// [`ANSWER_CHARS`], with an ellipsis when cut or when `more` of the
+/// answer was left out.
+pub fn answer(plain: &str, more: bool) -> String {
     let words: Vec<&str> = plain.split_whitespace().collect();
     if words.is_empty() {
         return "The agent finished.".to_string();
     }
     let flat = words.join(" ");
     let cut: String = flat.chars().take(ANSWER_CHARS).collect();
-    let ellipsis = if cut.len() < flat.len() { "…" } else { "" };
+    let ellipsis = if more || cut.len() < flat.len() {
+        "…"
+    } else {
+        ""
+    };
     format!("The agent answered: {cut}{ellipsis}")
 }
 
@@ -66,20 +95,44 @@ mod tests {
     fn an_answer_is_read_flat_and_cut() {
         let md = "## Hi\n\n  **there**, `code`\n\n| a |\n|---|\n| b |";
         assert_eq!(
-            answer(&aria_markdown::plain_text(md)),
+            answer(&aria_markdown::plain_text(md), false),
             "The agent answered: Hi there, code a b"
         );
         // The markdown module not loaded yet: its source, flattened.
         assert_eq!(
-            answer("**there**\n\nnow"),
+            answer("**there**\n\nnow", false),
             "The agent answered: **there** now"
         );
-        assert_eq!(answer(" \n"), "The agent finished.");
+        assert_eq!(answer(" \n", false), "The agent finished.");
         let long = "é".repeat(1000);
-        let said = answer(&long);
+        let said = answer(&long, false);
         assert!(said.ends_with('…'));
         assert_eq!(said.chars().filter(|c| *c == 'é').count(), ANSWER_CHARS);
-        assert!(!answer(&"a".repeat(ANSWER_CHARS)).ends_with('…'));
+        assert!(!answer(&"a".repeat(ANSWER_CHARS), false).ends_with('…'));
+        // Short, but the source was cut: more follows.
+        assert_eq!(answer("short", true), "The agent answered: short…");
+    }
+
+    #[test]
+    fn a_long_answer_is_read_from_its_start_only() {
+        let short = "## Hi\n\nall of it";
+        assert_eq!(source_start(short), (short, false));
+        // 100 KiB of markdown: the start, cut at a line end.
+        let block = "### Block\n\nLorem **ipsum** dolor `sit` amet.\n\n```text\ncode\n```\n\n";
+        let md = block.repeat(100 * 1024 / block.len());
+        let (start, more) = source_start(&md);
+        assert!(more);
+        assert!(start.len() >= SOURCE_BYTES && start.len() <= SOURCE_BYTES + LINE_END_SLACK);
+        assert!(md[start.len()..].starts_with('\n'), "cut at a line end");
+        // Still enough words for the whole announcement.
+        let said = answer(&aria_markdown::plain_text(start), more);
+        assert_eq!(said, answer(&aria_markdown::plain_text(&md), false));
+        // One line with no end near the cut, in multi-byte text: cut on a
+        // char boundary, close to the limit.
+        let wide = "é".repeat(SOURCE_BYTES * 2);
+        let (start, more) = source_start(&wide);
+        assert!(more && start.len() <= SOURCE_BYTES + 1);
+        assert!(start.chars().all(|c| c == 'é'));
     }
 
     #[test]

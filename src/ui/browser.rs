@@ -1,6 +1,7 @@
 //! Small wrappers over browser APIs the app uses: storage, clock, ids,
 //! location. Failures (storage disabled, no window) degrade quietly.
 
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsValue;
 
 pub fn now_ms() -> f64 {
@@ -252,6 +253,34 @@ pub fn download(file: crate::export::File<JsValue>) {
 /// The local time zone's offset east of UTC, in minutes.
 pub fn utc_offset_minutes() -> i32 {
     -(js_sys::Date::new_0().get_timezone_offset() as i32)
+}
+
+/// Runs `f` once, when the page is next idle (`requestIdleCallback`).
+pub fn when_idle(f: impl FnOnce() + 'static) {
+    use wasm_bindgen::JsCast;
+    if let Some(w) = web_sys::window() {
+        let f = Closure::once_into_js(f);
+        let _ = w.request_idle_callback(f.unchecked_ref());
+    }
+}
+
+/// Lays `html` out once in a new element of `class` (which the CSS keeps
+/// off screen and unpainted), then removes it: the fonts and the layout
+/// code it needs are ready after that. `html` must be the sanitizer's.
+pub fn lay_out_once(class: &str, html: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let (Ok(el), Some(body)) = (doc.create_element("div"), doc.body()) else {
+        return;
+    };
+    el.set_class_name(class);
+    let _ = el.set_attribute("aria-hidden", "true");
+    el.set_inner_html(html);
+    let _ = body.append_child(&el);
+    // Reading a size lays it out now.
+    let _ = el.get_bounding_client_rect();
+    el.remove();
 }
 
 pub fn log_warning(text: &str) {

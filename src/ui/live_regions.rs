@@ -81,11 +81,11 @@ fn watch_turns(rt: Runtime, say: Announcer) {
             if let Some((was_active, was_turn, was_waiting)) = prev {
                 let same_thread = was_active == active;
                 if same_thread && was_turn.is_some() && was_turn != turn {
-                    if let Some(text) = newest_answer(rt) {
+                    if let Some((text, more)) = newest_answer_start(rt) {
                         // Its words without markup, once the markdown
                         // module can say them; its source until then.
                         let plain = markdown.and_then(|m| m.plain_text(&text)).unwrap_or(text);
-                        say.polite(&announce::answer(&plain));
+                        say.polite(&announce::answer(&plain, more));
                     }
                 }
                 if same_thread && waiting > was_waiting {
@@ -102,11 +102,15 @@ fn watch_turns(rt: Runtime, say: Announcer) {
     );
 }
 
-fn newest_answer(rt: Runtime) -> Option<String> {
+/// The start of the newest answer's source ([`announce::source_start`]).
+fn newest_answer_start(rt: Runtime) -> Option<(String, bool)> {
     rt.view.order.with_untracked(|o| {
         o.iter().rev().find_map(|k| {
             rt.view.row(k)?.with_untracked(|r| match &r.body {
-                RowBody::Assistant(a) => Some(a.text.clone()),
+                RowBody::Assistant(a) => {
+                    let (start, more) = announce::source_start(&a.text);
+                    Some((start.to_string(), more))
+                }
                 _ => None,
             })
         })

@@ -44,6 +44,13 @@ extern "C" {
     fn free(this: &JsRenderer);
 }
 
+/// Markdown of the common kinds (ASCII: any cut is a char boundary), for
+/// [`MarkdownModule::warm_up`].
+const WARM_UP: &str =
+    "# Title\n\nSome **bold**, *em*, `code` and [a link](https://example.com).\n\n\
+    - one\n- two\n\n1. first\n2. second\n\n> quoted\n\n```text\nplain code\n```\n\n\
+    | a | b |\n|---|---|\n| 1 | 2 |\n";
+
 thread_local! {
     static LOADED: RefCell<Option<Exports>> = const { RefCell::new(None) };
 }
@@ -107,8 +114,25 @@ impl MarkdownModule {
             Some(e) => {
                 LOADED.with(|l| *l.borrow_mut() = Some(e.unchecked_into()));
                 self.status.set(Status::Ready);
+                super::browser::when_idle(move || self.warm_up());
             }
             None => self.fail("it could not be loaded"),
+        }
+    }
+
+    /// Renders [`WARM_UP`] once, in two snapshots, reads it as text and
+    /// lays it out off screen. V8 compiles each wasm function on its first
+    /// call, and the browser loads each font on its first use: the first
+    /// streamed answer would otherwise pay both in its first frame
+    /// (bench/README.md, "The first streamed update", session 12).
+    fn warm_up(self) {
+        if let Some(renderer) = self.renderer() {
+            let _ = renderer.update(&WARM_UP[..WARM_UP.len() / 2]);
+            let _ = renderer.update(WARM_UP);
+        }
+        let _ = self.plain_text(WARM_UP);
+        if let Some(html) = self.to_html(WARM_UP) {
+            super::browser::lay_out_once("msg msg-assistant markdown md-warm-up", &html);
         }
     }
 

@@ -127,3 +127,41 @@ async fn snapshot(app: &App) -> Value {
         .js(SNAPSHOT, vec![Value::from("hello aria")])
         .await
 }
+
+/// The markdown module is warmed up once the page is idle (its code
+/// compiled, a sample laid out off screen: src/ui/markdown_module.rs); the
+/// sample never stays on the page nor reaches the accessibility tree.
+#[tokio::test]
+async fn the_markdown_warm_up_leaves_nothing_behind() {
+    let app = App::start().await;
+    let b = &app.browser;
+    b.wait_for("[data-testid=conn-status][data-state=connected]", secs(20))
+        .await;
+    b.poll("the markdown module ready", secs(10), || async {
+        (b.js("return !!window.__ariaMarkdown;", vec![]).await == true).then_some(())
+    })
+    .await;
+    // Two idle periods later the warm-up has run.
+    let left = b
+        .js(
+            "return await new Promise(done => requestIdleCallback(() => requestIdleCallback(() =>
+               done(document.querySelectorAll('.md-warm-up, [aria-hidden] h1').length))));",
+            vec![],
+        )
+        .await;
+    if left != 0 {
+        b.fail(&format!(
+            "the warm-up sample is still on the page ({left} elements)"
+        ))
+        .await;
+    }
+    // It did not break the module: an answer renders as markdown.
+    b.type_into(COMPOSER, "hello").await;
+    b.press_enter(COMPOSER).await;
+    b.wait_for(
+        ".msg-assistant .md-chunk, .msg-assistant .md-tail p",
+        secs(20),
+    )
+    .await;
+    app.finish().await;
+}
