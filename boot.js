@@ -52,7 +52,6 @@ const tag = document.getElementById("aria-boot");
 const deferred = {
   url: tag.dataset.deferred, // none in a build that is not split (debug)
   exports: null, // () => the first part's exports
-  module: null,
   state: "waiting", // then "linked", or "failed" if the fetch after start failed
   placeholderCalls: 0,
   syncLoads: 0,
@@ -60,7 +59,6 @@ const deferred = {
 const link = (module) => {
   if (deferred.state === "linked") return;
   new WebAssembly.Instance(module, { primary: deferred.exports() });
-  deferred.module = module;
   deferred.state = "linked";
 };
 const loadNow = () => {

@@ -122,9 +122,9 @@ impl MarkdownModule {
 
     /// Renders [`WARM_UP`] once, in two snapshots, reads it as text and
     /// lays it out off screen. V8 compiles each wasm function on its first
-    /// call, and the browser loads each font on its first use: the first
-    /// streamed answer would otherwise pay both in its first frame
-    /// (bench/README.md, "The first streamed update", session 12).
+    /// call, and the browser loads each font on its first use: a new tab's
+    /// first streamed answer would otherwise pay both in its first frame
+    /// (bench/README.md, "The first streamed update and the last").
     fn warm_up(self) {
         if let Some(renderer) = self.renderer() {
             let _ = renderer.update(&WARM_UP[..WARM_UP.len() / 2]);
