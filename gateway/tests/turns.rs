@@ -111,7 +111,10 @@ async fn tools_scenario_logs_tools_with_one_failure_and_commentary() {
     assert_eq!(starts.len(), ends.len());
     for (start, end) in starts.iter().zip(&ends) {
         assert_eq!(start["index"], end["index"]);
-        assert!(start["args"].is_object() && start["emoji"].is_string());
+        assert!(start["args"].is_object());
+        // One tool comes without an emoji, as real agents' tools do.
+        let plain = start["name"] == "web_search";
+        assert_eq!(start.get("emoji").is_none(), plain, "{start}");
     }
     let names: Vec<&str> = starts.iter().filter_map(|s| s["name"].as_str()).collect();
     for name in ["terminal", "read_file", "web_search"] {

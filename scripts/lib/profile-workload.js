@@ -2,8 +2,11 @@
 // writes the wasm-split profile of which functions ran (scripts/
 // split-profile): start, connect, a turn of each common kind (markdown,
 // tools with commentary, reasoning, a streamed answer), a new thread and
-// back, two more threads, and a reload, which starts again with history.
-// Whatever this does not run goes to the deferred part.
+// back, two more threads; a reload, which starts again with history; and
+// a link to a message through another address (`?gateway=…#/t/<id>/<seq>`,
+// as shared links and other gateways' users open the app), asked about,
+// remembered, then opened again. Whatever this does not run goes to the
+// deferred part.
 //
 //   node scripts/lib/profile-workload.js URL OUT
 // The page must run the instrumented wasm (`wasm-split --instrument`).
@@ -57,6 +60,7 @@ const profileOf = async (page) =>
         answers,
       );
     }
+    const firstThread = await page.evaluate(() => location.hash);
     await page.click("[data-testid='new-thread']");
     await page.waitForFunction(() => document.querySelectorAll(".msg").length === 0, { timeout: 10000 });
     await page.goBack();
@@ -69,16 +73,40 @@ const profileOf = async (page) =>
       await page.keyboard.press("Enter");
       await page.waitForFunction(() => document.querySelector(".msg-assistant footer"), { timeout: 30000 });
     }
-    const firstVisit = await profileOf(page);
+    const visits = [await profileOf(page)];
+    const started = async () => {
+      await page.waitForFunction(() => document.documentElement.dataset.booted === "true", { timeout: 30000 });
+      await new Promise((done) => setTimeout(done, 1500));
+    };
     await page.reload();
-    await page.waitForFunction(() => document.documentElement.dataset.booted === "true", { timeout: 30000 });
+    await started();
     await page.waitForFunction(() => document.querySelector(".msg-assistant footer"), { timeout: 30000 });
-    await new Promise((done) => setTimeout(done, 1500));
+    visits.push(await profileOf(page));
+
+    // The same gateway by another name is another address: the link asks.
+    const origin = new URL(url);
+    const link = `${origin.origin}/?gateway=ws://localhost:${origin.port}/ws${firstThread}/3`;
+    const marked = "[data-testid=timeline] .row[data-seq='3'][aria-current=true]";
+    await page.goto(link);
+    await started();
+    const prompt = "[data-testid=gateway-prompt][data-kind=link]";
+    await page.waitForSelector(prompt, { timeout: 30000 });
+    await page.click(`${prompt} input[name=remember_gateway]`);
+    await page.click(`${prompt} [data-testid=gateway-accept]`);
+    await page.waitForSelector(marked, { timeout: 30000 });
+    visits.push(await profileOf(page));
+    await page.reload();
+    await started();
+    await page.waitForSelector(marked, { timeout: 30000 });
+    visits.push(await profileOf(page));
     if (errors.length) throw new Error(`the page failed: ${errors.join("; ")}`);
-    // Both visits' profiles in one: a function ran if it ran in either.
-    const profile = Buffer.from(await profileOf(page));
+
+    // The visits' profiles in one: a function ran if it ran in any.
+    const profile = Buffer.from(visits[0]);
     for (let at = 8; at < profile.length; at += 4) {
-      if (profile.readUInt32LE(at) === 0) profile.writeUInt32LE(firstVisit.readUInt32LE(at), at);
+      if (profile.readUInt32LE(at) === 0) {
+        profile.writeUInt32LE(Math.max(...visits.map((v) => v.readUInt32LE(at))), at);
+      }
     }
     fs.writeFileSync(out, profile);
   } finally {

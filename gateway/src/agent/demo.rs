@@ -247,7 +247,9 @@ impl DemoAgent {
         let search = ScriptedTool {
             call: ToolCall {
                 name: "web_search".into(),
-                emoji: Some("🔎".into()),
+                // As Hermes' and OpenAI-compatible tools come: the client
+                // picks the icon.
+                emoji: None,
                 preview: "axum websocket broadcast backpressure".into(),
                 args: json!({"query": "axum websocket broadcast backpressure", "max_results": 5}),
             },
