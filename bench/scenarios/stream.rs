@@ -207,6 +207,10 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
 
 async fn measure(page: &Page<'_>, url: &str, kib: u32) -> StreamRun {
     page.open(url).await;
+    // A person sends a first message seconds after the page connected, not
+    // at once: what the app does at idle after start (the markdown and
+    // highlighter warm-ups) is done by then.
+    tokio::time::sleep(secs(1)).await;
     let t0 = page.now().await;
     let before = cdp::metrics(page.b).await;
     page.send(&format!("/demo stream {kib}")).await;

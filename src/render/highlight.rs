@@ -6,6 +6,8 @@
 
 use aria_markdown::escape_into;
 
+use super::tail_append::{appended_text, Appended};
+
 /// How a language's blocks are tokenized.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Grammar {
@@ -279,17 +281,29 @@ fn diff_line_scope(line: &str) -> &'static str {
 /// blocks are appended once and highlighted then): the tail's code is
 /// highlighted when the text is final, and again only after a changed tail
 /// replaced it; an unchanged tail is not repainted, so highlighting stays.
+/// A tail whose text only grew at its end is grown in place (not once
+/// highlighted: highlighting split its text).
 #[derive(Debug, Default)]
 pub struct TailHighlight {
     shown: Option<String>,
     highlighted: bool,
 }
 
-/// What to do with the tail after one update.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TailStep {
+/// How the tail's HTML reaches the page after one update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TailPaint {
+    /// Unchanged.
+    Keep,
+    /// Only text was added, at the end of an element's last text node.
+    Append(Appended),
     /// Replace the tail's HTML.
-    pub repaint: bool,
+    Replace,
+}
+
+/// What to do with the tail after one update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TailStep {
+    pub paint: TailPaint,
     /// Highlight the tail's code blocks.
     pub highlight: bool,
 }
@@ -297,14 +311,20 @@ pub struct TailStep {
 impl TailHighlight {
     /// The tail's new HTML, and whether the message is still streaming.
     pub fn step(&mut self, tail_html: &str, live: bool) -> TailStep {
-        let repaint = self.shown.as_deref() != Some(tail_html);
-        if repaint {
+        let paint = match self.shown.as_deref() {
+            Some(shown) if shown == tail_html => TailPaint::Keep,
+            Some(shown) if !self.highlighted => {
+                appended_text(shown, tail_html).map_or(TailPaint::Replace, TailPaint::Append)
+            }
+            _ => TailPaint::Replace,
+        };
+        if paint != TailPaint::Keep {
             self.shown = Some(tail_html.to_string());
             self.highlighted = false;
         }
         let highlight = !live && !self.highlighted;
         self.highlighted |= highlight;
-        TailStep { repaint, highlight }
+        TailStep { paint, highlight }
     }
 }
 

@@ -12,6 +12,8 @@ pub mod mode;
 pub mod progress;
 /// The inline `💭 **Reasoning:**` prefix split.
 pub mod reasoning;
+/// Whether a streamed tail's new HTML only added text at its end.
+pub mod tail_append;
 
 /// The one thread-preview rule, for the client's own previews and those a
 /// gateway sends; written in the protocol crate so the reference gateway

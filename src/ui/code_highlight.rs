@@ -49,6 +49,23 @@ pub fn highlight_within(root: &web_sys::Element) {
     }
 }
 
+/// Starts the worker ahead of the first code block (called at idle once
+/// the app runs): its highlight.js, 228 KB of script, is compiled then, not
+/// while the first streamed answer needs the machine's other core. A first
+/// request compiles a common grammar too; no block waits for its answer,
+/// which is dropped.
+pub fn warm_up() {
+    WORKER.with(|w| {
+        let mut w = w.borrow_mut();
+        let id = w.next_id;
+        w.next_id = w.next_id.wrapping_add(1);
+        if let Some(worker) = w.worker() {
+            let msg = js_sys::Array::of3(&id.into(), &"rust".into(), &"fn main() {}".into());
+            let _ = worker.post_message(&msg);
+        }
+    });
+}
+
 fn mark(code: &web_sys::Element, state: &str) {
     let _ = code.set_attribute("data-hl", state);
 }

@@ -134,6 +134,7 @@ impl MarkdownModule {
         if let Some(html) = self.to_html(WARM_UP) {
             super::browser::lay_out_once("msg msg-assistant markdown md-warm-up", &html);
         }
+        super::code_highlight::warm_up();
     }
 
     fn fail(self, why: &str) {

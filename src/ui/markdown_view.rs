@@ -20,7 +20,8 @@ use super::code_highlight::highlight_within;
 use super::copy_button::copy_and_confirm;
 use super::live_regions::Announcer;
 use super::markdown_module::{MarkdownModule, Renderer};
-use crate::render::highlight::{TailHighlight, TailStep};
+use crate::render::highlight::{TailHighlight, TailPaint, TailStep};
+use crate::render::tail_append::Appended;
 
 /// Completed blocks are grouped this many to a chunk (a plain block box):
 /// appending a block lays out the last chunk and the list of chunks, not
@@ -90,11 +91,13 @@ pub fn MarkdownView(
         let step = tail_state
             .try_update_value(|t| t.step(&delta.tail_html, live))
             .unwrap_or(TailStep {
-                repaint: true,
+                paint: TailPaint::Replace,
                 highlight: false,
             });
-        if step.repaint {
-            put_html(&tail, &delta.tail_html, Put::Replace);
+        match step.paint {
+            TailPaint::Keep => {}
+            TailPaint::Append(added) if append_text(&tail, &added) => {}
+            _ => put_html(&tail, &delta.tail_html, Put::Replace),
         }
         if step.highlight {
             highlight_within(&tail);
@@ -115,6 +118,32 @@ fn show_plain(stable: &web_sys::HtmlElement, tail: &web_sys::HtmlElement, text: 
     stable.set_text_content(None);
     let _ = tail.class_list().add_1(PLAIN);
     tail.set_text_content(Some(text));
+}
+
+/// Appends the added text to the element `path` leads to from the tail,
+/// if that element's last child is a text node and no long code block is
+/// still being filled in (its DOM is not all of the HTML yet); `false` if
+/// it did not.
+fn append_text(tail: &web_sys::HtmlElement, added: &Appended) -> bool {
+    if tail
+        .query_selector("[data-filling]")
+        .ok()
+        .flatten()
+        .is_some()
+    {
+        return false;
+    }
+    let mut el: web_sys::Element = tail.clone().into();
+    for name in &added.path {
+        match el.last_element_child() {
+            Some(child) if child.tag_name().eq_ignore_ascii_case(name) => el = child,
+            _ => return false,
+        }
+    }
+    match el.last_child().map(|n| n.dyn_into::<web_sys::Text>()) {
+        Some(Ok(text)) => text.append_data(&added.text).is_ok(),
+        _ => false,
+    }
 }
 
 /// Keeps the first `keep` blocks of the chunked stable list.

@@ -129,8 +129,9 @@ async fn snapshot(app: &App) -> Value {
 }
 
 /// The markdown module is warmed up once the page is idle (its code
-/// compiled, a sample laid out off screen: src/ui/markdown_module.rs); the
-/// sample never stays on the page nor reaches the accessibility tree.
+/// compiled, a sample laid out off screen: src/ui/markdown_module.rs), and
+/// the code highlighter's worker started; the sample never stays on the
+/// page nor reaches the accessibility tree.
 #[tokio::test]
 async fn the_markdown_warm_up_leaves_nothing_behind() {
     let app = App::start().await;
@@ -152,6 +153,20 @@ async fn the_markdown_warm_up_leaves_nothing_behind() {
     if left != 0 {
         b.fail(&format!(
             "the warm-up sample is still on the page ({left} elements)"
+        ))
+        .await;
+    }
+    // The worker's script was fetched with no code block on the page.
+    let worker = b
+        .js(
+            "return [performance.getEntriesByType('resource').some(e => e.name.endsWith('/hl/worker.js')),
+                     document.querySelectorAll('code').length];",
+            vec![],
+        )
+        .await;
+    if worker != serde_json::json!([true, 0]) {
+        b.fail(&format!(
+            "the highlighter's worker was not started at idle ([fetched, code elements] = {worker})"
         ))
         .await;
     }

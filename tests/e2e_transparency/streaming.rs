@@ -4,11 +4,12 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
+use crate::support::fake_gateway::{FakeGateway, FakeOpts};
 use crate::support::recorder::*;
 use crate::support::ui::*;
-use crate::support::{run, Browser};
+use crate::support::{run, secs, Browser};
 
 /// A plain message gets the demo's default answer: heading, quote,
 /// paragraphs, a list, a code block and a table, in ≥ 12 snapshots.
@@ -367,5 +368,98 @@ fn a_long_answer_renders_headings_code_aligned_tables_and_lists() {
             .await;
         }
         app.finish().await;
+    })
+}
+
+/// The tail's text (of `arguments[0]` within it, trimmed), and whether the
+/// text node ending its last element is the one marked at the previous
+/// step (`arguments[1]` - 1); marks it for the next once the text is
+/// `arguments[2]`.
+const TAIL_STEP: &str =
+    "const tail = document.querySelector(\".row[data-key='m:grow'] .md-tail\"); \
+    if (!tail) return null; \
+    let e = tail; while (e.lastElementChild) e = e.lastElementChild; \
+    const n = e.lastChild; \
+    const same = !!n && n.nodeType === 3 && n.__step === arguments[1] - 1; \
+    const el = arguments[0] ? tail.querySelector(arguments[0]) : tail; \
+    const text = el ? el.textContent.trim() : null; \
+    if (n && text === arguments[2]) n.__step = arguments[1]; \
+    return [text, same];";
+
+/// Where a streamed answer's unfinished tail only gained text, that text
+/// is appended to its last text node (src/render/tail_append.rs) instead of
+/// the tail being made anew: after each snapshot the tail shows exactly
+/// that snapshot, in the same text node while only text was added.
+#[test]
+fn a_growing_tail_shows_each_snapshot_exactly_in_the_same_text_node() {
+    run(|| async {
+        let fake = FakeGateway::start(FakeOpts::default()).await;
+        fake.add_channel(json!({"channel_id": "c1", "title": "Tail", "last_seq": 0}));
+        let page = fake_page(&fake, "#/t/c1").await;
+        let b = &page.browser;
+        b.poll("the markdown module", secs(10), || async {
+            (b.js("return !!window.__ariaMarkdown;", vec![]).await == true).then_some(())
+        })
+        .await;
+        fake.push(
+            json!({"type": "message.start", "channel_id": "c1", "turn_id": "t1",
+            "message_id": "grow", "role": "assistant", "ts": 1}),
+        );
+        let para = "Hello world & <more>";
+        let code = "```rust\nfn a() {\n    let s = \"<'&'>\";";
+        // (the answer so far, what of the tail to read, its text, same node)
+        let steps = [
+            ("Hello".to_string(), "", "Hello", false),
+            ("Hello wor".to_string(), "", "Hello wor", true),
+            (para.to_string(), "", para, true),
+            (
+                format!("{para} **bold"),
+                "",
+                "Hello world & <more> **bold",
+                true,
+            ),
+            (
+                format!("{para} **bold**"),
+                "",
+                "Hello world & <more> bold",
+                false,
+            ),
+            (format!("{para}\n\n```rust\nfn a"), "code", "fn a", false),
+            (
+                format!("{para}\n\n```rust\nfn a() {{"),
+                "code",
+                "fn a() {",
+                true,
+            ),
+            (
+                format!("{para}\n\n{code}"),
+                "code",
+                "fn a() {\n    let s = \"<'&'>\";",
+                true,
+            ),
+        ];
+        for (i, (text, within, shown, same)) in steps.iter().enumerate() {
+            fake.push(
+                json!({"type": "message.update", "channel_id": "c1", "turn_id": "t1",
+                "message_id": "grow", "text": text}),
+            );
+            let step = i as u64;
+            let got = b
+                .poll(&format!("the tail to show {shown:?}"), secs(10), || async {
+                    let v = b
+                        .js(TAIL_STEP, vec![json!(within), json!(step), json!(shown)])
+                        .await;
+                    (v[0].as_str() == Some(*shown)).then_some(v)
+                })
+                .await;
+            if got[1] != json!(same) {
+                b.fail(&format!(
+                    "after {text:?} the tail's last text node should {}be the one before",
+                    if *same { "" } else { "not " }
+                ))
+                .await;
+            }
+        }
+        page.browser.close().await;
     })
 }

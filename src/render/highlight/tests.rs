@@ -1,4 +1,5 @@
 use super::*;
+use crate::render::tail_append::Appended;
 
 /// The whole block's HTML, in one chunk.
 fn tokens_html<S: AsRef<str>>(code: &str, tokens: &[(S, S)]) -> Option<String> {
@@ -145,20 +146,42 @@ fn diff_lines_are_classed_by_their_first_characters() {
 #[test]
 fn the_tail_is_highlighted_once_when_final() {
     let mut t = TailHighlight::default();
-    let step = |repaint, highlight| TailStep { repaint, highlight };
+    let step = |paint, highlight| TailStep { paint, highlight };
+    use TailPaint::{Keep, Replace};
     // Streaming: painted, never highlighted (the code may be unfinished).
-    assert_eq!(t.step("<p>a</p>", true), step(true, false));
-    assert_eq!(t.step("<p>a</p>", true), step(false, false));
-    assert_eq!(t.step("<pre>x</pre>", true), step(true, false));
+    assert_eq!(t.step("<p>a</p>", true), step(Replace, false));
+    assert_eq!(t.step("<p>a</p>", true), step(Keep, false));
+    assert_eq!(t.step("<pre>x</pre>", true), step(Replace, false));
     // Final: highlighted once; an unchanged tail is left alone after that.
-    assert_eq!(t.step("<pre>x</pre>", false), step(false, true));
-    assert_eq!(t.step("<pre>x</pre>", false), step(false, false));
+    assert_eq!(t.step("<pre>x</pre>", false), step(Keep, true));
+    assert_eq!(t.step("<pre>x</pre>", false), step(Keep, false));
     // A changed tail replaced the highlighted one: highlight it again.
-    assert_eq!(t.step("<pre>y</pre>", false), step(true, true));
-    assert_eq!(t.step("<pre>y</pre>", false), step(false, false));
+    assert_eq!(t.step("<pre>y</pre>", false), step(Replace, true));
+    assert_eq!(t.step("<pre>y</pre>", false), step(Keep, false));
     // Final from the first render (history): painted and highlighted.
     let mut h = TailHighlight::default();
-    assert_eq!(h.step("<pre>z</pre>", false), step(true, true));
+    assert_eq!(h.step("<pre>z</pre>", false), step(Replace, true));
+}
+
+#[test]
+fn a_tail_that_only_grew_is_appended_to_until_highlighted() {
+    let mut t = TailHighlight::default();
+    let step = |paint, highlight| TailStep { paint, highlight };
+    let code = |text: &str| format!("<pre><code>{text}</code></pre>\n");
+    let append = |text: &str| {
+        TailPaint::Append(Appended {
+            path: vec!["pre".into(), "code".into()],
+            text: text.to_string(),
+        })
+    };
+    assert_eq!(t.step(&code("fn"), true), step(TailPaint::Replace, false));
+    assert_eq!(t.step(&code("fn main"), true), step(append(" main"), false));
+    assert_eq!(t.step(&code("fn main()"), false), step(append("()"), true));
+    // Highlighted: its text is split in tokens now, so a change replaces it.
+    assert_eq!(
+        t.step(&code("fn main() {}"), false),
+        step(TailPaint::Replace, true)
+    );
 }
 
 #[test]
