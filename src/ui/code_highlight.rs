@@ -1,7 +1,7 @@
 //! Highlights the complete code blocks of rendered markdown: diffs right
 //! here, other languages through a Web Worker running highlight.js
-//! (`js/highlight-worker.js`, started on first use, so the first load does
-//! not carry it). Each `code[data-lang]` is handled once and marked with
+//! (`js/highlight-worker.js`, started at idle once the app runs, or by the
+//! first block that needs it, so the first load does not carry it). Each `code[data-lang]` is handled once and marked with
 //! `data-hl`; its content is replaced only when the tokens add up to its
 //! text, by HTML built from escaped tokens ([`render::highlight`]), one
 //! part of the block per animation frame: the worker's answer is decoded
