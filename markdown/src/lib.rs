@@ -27,4 +27,4 @@ pub use incremental::{
     completed_prefix_len, unchanged_prefix_len, IncrementalMarkdown, RenderDelta,
 };
 pub use plain::plain_text;
-pub use render::{escape_into, to_html};
+pub use render::{escape_into, to_html, unescape};

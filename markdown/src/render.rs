@@ -345,5 +345,28 @@ pub fn escape_into(out: &mut String, s: &str) {
     }
 }
 
+/// The text [`escape_into`] escaped, read back; `None` for any character
+/// reference it does not write (or an `&` cut off from its reference).
+pub fn unescape(html: &str) -> Option<String> {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        let reference = &rest[at..];
+        let end = reference.find(';')?;
+        out.push(match &reference[..=end] {
+            "&amp;" => '&',
+            "&lt;" => '<',
+            "&gt;" => '>',
+            "&quot;" => '"',
+            "&#39;" => '\'',
+            _ => return None,
+        });
+        rest = &reference[end + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests;
