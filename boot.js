@@ -25,21 +25,6 @@ window.addEventListener("error", (e) => {
   if (document.documentElement.dataset.booted !== "true") fail(e.message);
 });
 
-// The JS and the wasm are fetched once the static frame (index.html) is on
-// screen, its first contentful paint reported (Trunk's preload links are
-// off, Trunk.toml): the first paint's CSS has the link to itself, and
-// Lighthouse's simulated largest paint does not wait for the wasm. A hidden
-// page paints nothing, and a browser without paint timing reports nothing:
-// both start at once.
-await new Promise((go) => {
-  const painted = () => performance.getEntriesByName("first-contentful-paint").length > 0;
-  const reported = PerformanceObserver.supportedEntryTypes?.includes("paint");
-  if (document.visibilityState === "hidden" || !reported || painted()) return go();
-  new PerformanceObserver(go).observe({ type: "paint" });
-  document.addEventListener("visibilitychange", go, { once: true });
-  setTimeout(go, 3000);
-});
-
 // The app's wasm comes in two parts (scripts/split-wasm): the first load,
 // with what starting the app and a first turn run, and the deferred part,
 // with the rest (settings, search, export, …), fetched and linked here
@@ -92,9 +77,26 @@ window.__ariaDeferred = {
       },
     });
   },
-  // For the tests and the bench: where the deferred part stands.
+  // For the tests and the bench: where the deferred part stands. Defined
+  // before the wait for the first paint, so it is there once the page has
+  // loaded (a module's top-level await does not hold up the load event).
   status: () => ({ state: deferred.state, placeholderCalls: deferred.placeholderCalls, syncLoads: deferred.syncLoads }),
 };
+
+// The JS and the wasm are fetched once the static frame (index.html) is on
+// screen, its first contentful paint reported (Trunk's preload links are
+// off, Trunk.toml): the first paint's CSS has the link to itself, and
+// Lighthouse's simulated largest paint does not wait for the wasm. A hidden
+// page paints nothing, and a browser without paint timing reports nothing:
+// both start at once.
+await new Promise((go) => {
+  const painted = () => performance.getEntriesByName("first-contentful-paint").length > 0;
+  const reported = PerformanceObserver.supportedEntryTypes?.includes("paint");
+  if (document.visibilityState === "hidden" || !reported || painted()) return go();
+  new PerformanceObserver(go).observe({ type: "paint" });
+  document.addEventListener("visibilitychange", go, { once: true });
+  setTimeout(go, 3000);
+});
 
 // The wasm's fetch starts with the JS's, not after it has loaded: the
 // larger download is not queued behind the smaller one.
