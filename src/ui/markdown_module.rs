@@ -51,6 +51,13 @@ const WARM_UP: &str =
     - one\n- two\n\n1. first\n2. second\n\n> quoted\n\n```text\nplain code\n```\n\n\
     | a | b |\n|---|---|\n| 1 | 2 |\n";
 
+/// [`MarkdownModule::tier_up`] streams this much of [`WARM_UP`], repeated,
+/// in snapshots this far apart, a few snapshots per idle period (about
+/// 12 ms of main-thread time in all on the bench's machine).
+const TIER_UP_BYTES: usize = 40 * 1024;
+const TIER_UP_SNAPSHOT: usize = 2 * 1024;
+const TIER_UP_SNAPSHOTS_PER_IDLE: usize = 4;
+
 thread_local! {
     static LOADED: RefCell<Option<Exports>> = const { RefCell::new(None) };
 }
@@ -124,7 +131,8 @@ impl MarkdownModule {
     /// lays it out off screen. V8 compiles each wasm function on its first
     /// call, and the browser loads each font on its first use: a new tab's
     /// first streamed answer would otherwise pay both in its first frame
-    /// (bench/README.md, "The first streamed update and the last").
+    /// (bench/README.md, "The first streamed update and the last"). Then
+    /// has the parser optimized ([`Self::tier_up`]).
     fn warm_up(self) {
         if let Some(renderer) = self.renderer() {
             let _ = renderer.update(&WARM_UP[..WARM_UP.len() / 2]);
@@ -135,6 +143,33 @@ impl MarkdownModule {
             super::browser::lay_out_once("msg msg-assistant markdown md-warm-up", &html);
         }
         super::code_highlight::warm_up();
+        if let Some(renderer) = self.renderer() {
+            let text = WARM_UP.repeat(TIER_UP_BYTES / WARM_UP.len() + 1);
+            super::browser::when_idle(move || self.tier_up(renderer, text, 0));
+        }
+    }
+
+    /// Streams `text` from byte `at` on through `renderer`, a few snapshots
+    /// per idle period. V8 compiles a wasm function again, optimized, once
+    /// it has run enough, on a background thread: the parser's largest
+    /// functions take it 60–200 ms. Run here, that happens while the page
+    /// is idle, not beside a first long answer's frames, where it took the
+    /// machine's second core (bench/README.md, "Where it stands, session
+    /// 14").
+    fn tier_up(self, renderer: Renderer, text: String, mut at: usize) {
+        for _ in 0..TIER_UP_SNAPSHOTS_PER_IDLE {
+            if at >= text.len() {
+                return;
+            }
+            at = (at + TIER_UP_SNAPSHOT).min(text.len());
+            let Some(snapshot) = text.get(..at) else {
+                return;
+            };
+            if renderer.update(snapshot).is_none() {
+                return;
+            }
+        }
+        super::browser::when_idle(move || self.tier_up(renderer, text, at));
     }
 
     fn fail(self, why: &str) {

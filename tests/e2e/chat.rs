@@ -24,6 +24,82 @@ return {
 };
 "#;
 
+/// Records, from the page's first script on, each markdown renderer the
+/// app makes: its longest snapshot, how many snapshots, and whether it was
+/// freed (boot.js puts the module's exports in `window.__ariaMarkdown`).
+const RECORD_RENDERERS: &str = r#"
+window.__renderers = [];
+let exports;
+Object.defineProperty(window, '__ariaMarkdown', {
+  configurable: true,
+  get: () => exports,
+  set: (e) => {
+    exports = e && {
+      ...e,
+      renderer() {
+        const r = e.renderer();
+        const rec = { longest: 0, snapshots: 0, freed: false };
+        window.__renderers.push(rec);
+        return {
+          update(same, rest) {
+            rec.longest = Math.max(rec.longest, same + rest.length);
+            rec.snapshots++;
+            return r.update(same, rest);
+          },
+          free() { rec.freed = true; r.free(); },
+        };
+      },
+    };
+  },
+});
+"#;
+
+/// Once the page is idle, the warm-up streams 40 KiB of markdown through a
+/// renderer of its own, in snapshots, so that the engine optimizes the
+/// parser before a first long answer needs it, and frees that renderer.
+#[tokio::test]
+async fn the_parser_is_run_hot_at_idle_and_its_renderer_freed() {
+    let app = App::unopened(GatewayOpts::default()).await;
+    let b = &app.browser;
+    b.cdp(
+        "Page.addScriptToEvaluateOnNewDocument",
+        serde_json::json!({ "source": RECORD_RENDERERS }),
+    )
+    .await;
+    b.goto(&app.gateway.app_url()).await;
+    b.wait_for("[data-testid=conn-status][data-state=connected]", secs(20))
+        .await;
+    let warmed = b
+        .poll("a renderer of 40 KiB, freed", secs(10), || async {
+            let found = b
+                .js(
+                    "return window.__renderers.find(r => r.longest >= 40 * 1024 && r.freed) || null;",
+                    vec![],
+                )
+                .await;
+            (!found.is_null()).then_some(found)
+        })
+        .await;
+    if warmed["snapshots"].as_u64().unwrap_or(0) < 20 {
+        b.fail(&format!(
+            "the parser was warmed up in too few snapshots: {warmed}"
+        ))
+        .await;
+    }
+    // No message was sent: every renderer so far is the warm-up's, freed.
+    let kept = b
+        .js(
+            "return window.__renderers.filter(r => !r.freed).length;",
+            vec![],
+        )
+        .await;
+    if kept != 0 {
+        b.fail(&format!("{kept} warm-up renderers were not freed"))
+            .await;
+    }
+    app.finish().await;
+}
+
 #[tokio::test]
 async fn a_sent_message_gets_a_streamed_demo_answer() {
     // Slow enough that a few chunks can be seen arriving one by one.
