@@ -5,6 +5,7 @@ pub mod address;
 pub mod backoff;
 pub mod endpoint;
 pub mod heartbeat;
+mod received_text;
 pub mod socket;
 
 pub use address::Address;

@@ -14,6 +14,7 @@ use web_sys::{BinaryType, CloseEvent, MessageEvent, WebSocket};
 
 use super::backoff::Backoff;
 use super::heartbeat::{Beat, Heartbeat};
+use super::received_text;
 use crate::protocol::{
     ClientFrame, ErrorCode, Hello, Ping, ServerFrame, CLOSE_UNAUTHORIZED,
     CLOSE_UNSUPPORTED_PROTOCOL,
@@ -199,7 +200,7 @@ impl Inner {
             let beats = beats.clone();
             Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
                 // Binary frames are not part of the protocol: ignored.
-                let Some(text) = e.data().as_string() else {
+                let Some(text) = received_text::text_of(&e.data()) else {
                     return;
                 };
                 if let Some(inner) = weak.upgrade() {

@@ -463,3 +463,38 @@ fn a_growing_tail_shows_each_snapshot_exactly_in_the_same_text_node() {
         page.browser.close().await;
     })
 }
+
+/// A frame's text reaches the page exactly as sent, whatever its
+/// characters (src/net/received_text.rs copies it as UTF-8): one, two,
+/// three and four bytes long, at the start, the end and past a long ASCII
+/// run.
+#[test]
+fn every_character_of_a_frame_arrives_as_sent() {
+    run(|| async {
+        let fake = FakeGateway::start(FakeOpts::default()).await;
+        fake.add_channel(json!({"channel_id": "c1", "title": "Chars", "last_seq": 0}));
+        let page = fake_page(&fake, "#/t/c1").await;
+        let b = &page.browser;
+        fake.push(
+            json!({"type": "message.start", "channel_id": "c1", "turn_id": "t1",
+            "message_id": "chars", "role": "assistant", "ts": 1}),
+        );
+        let texts = [
+            "😀 starts with four bytes, then é, 中 and ends with 😀".to_string(),
+            format!("é{}中 after a long run 😀", "a".repeat(40_000)),
+            "ASCII only".to_string(),
+        ];
+        for text in texts {
+            fake.push(
+                json!({"type": "message.update", "channel_id": "c1", "turn_id": "t1",
+                "message_id": "chars", "text": text}),
+            );
+            b.poll("the answer to show the sent text", secs(10), || async {
+                let shown = b.js(LAST_ANSWER, vec![]).await;
+                (shown.as_str().map(str::trim) == Some(text.as_str())).then_some(())
+            })
+            .await;
+        }
+        page.browser.close().await;
+    })
+}
