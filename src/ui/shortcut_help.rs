@@ -24,14 +24,21 @@ pub fn ShortcutHelp(open: RwSignal<bool>) -> impl IntoView {
     });
     // Closed by Escape, the button or `open`: give the focus back, unless
     // it is already somewhere (the `close` event comes a task after the
-    // close, when the reader may have moved on).
+    // close, when the reader may have moved on). A dialog open again by
+    // then (`?` pressed at once) is left open.
     let on_close = move |_| {
+        if dialog.get_untracked().is_some_and(|d| d.open()) {
+            return;
+        }
         open.set(false);
         browser::refocus(back_to.try_update_value(Option::take).flatten());
     };
     view! {
+        // Escape's `cancel` comes before the close: `open` follows at once,
+        // so that a `?` before the `close` event opens it again.
         <dialog class="shortcut-help" data-testid="shortcut-help" node_ref=dialog
-            aria-labelledby="shortcut-help-title" on:close=on_close>
+            aria-labelledby="shortcut-help-title" on:cancel=move |_: web_sys::Event| open.set(false)
+            on:close=on_close>
             <header class="settings-head">
                 <h2 id="shortcut-help-title">"Keyboard shortcuts"</h2>
                 <button type="button" class="icon-button" aria-label="Close" autofocus

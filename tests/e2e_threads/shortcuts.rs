@@ -101,6 +101,31 @@ fn shortcuts_and_their_help_dialog() {
         b.click("[data-testid=close-shortcut-help]").await;
         b.wait_gone(&format!("{HELP}[open]"), secs(5)).await;
         expect_focus(b, "e2e-link", "the close button").await;
+        // `?` at once after Escape, before the `close` event's task (here
+        // `requestClose`, Escape's path, and a `?` in the same script),
+        // opens it again, and it stays open.
+        press(b, &['?']).await;
+        b.wait_for(&format!("{HELP}[open]"), secs(5)).await;
+        b.js(
+            "document.querySelector(arguments[0]).requestClose();
+             document.getElementById('e2e-link').dispatchEvent(
+               new KeyboardEvent('keydown', {key: '?', bubbles: true, cancelable: true}));",
+            vec![json!(HELP)],
+        )
+        .await;
+        b.js(
+            "return new Promise(r => setTimeout(() =>
+               requestAnimationFrame(() => requestAnimationFrame(r)), 50));",
+            vec![],
+        )
+        .await;
+        if !b.exists(&format!("{HELP}[open]")).await {
+            b.fail("`?` right after Escape should open the help again")
+                .await;
+        }
+        b.click("[data-testid=close-shortcut-help]").await;
+        b.wait_gone(&format!("{HELP}[open]"), secs(5)).await;
+        expect_focus(b, "e2e-link", "the close button after reopening").await;
         // Focus moved on before the dialog's `close` event (a task after the
         // close) stays where the reader put it.
         press(b, &['?']).await;
