@@ -9,16 +9,14 @@
 //! trunk build --release --skip-version-check && cargo build -p aria-gateway
 //! cargo test --test e2e_code
 //! ```
-#![cfg(not(target_arch = "wasm32"))]
 
-mod support;
 
 use fantoccini::key::Key;
 use serde_json::{json, Value};
 
-use support::fake_gateway::{message_item, FakeGateway, Step};
-use support::ui::*;
-use support::{millis, run, secs, Browser, Page};
+use crate::support::fake_gateway::{message_item, FakeGateway, Step};
+use crate::support::ui::*;
+use crate::support::{millis, run, secs, Browser, Page};
 
 /// One fenced block per listed language: (fence language, code, a token
 /// class that must appear).

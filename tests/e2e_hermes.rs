@@ -15,7 +15,8 @@
 //! Hermes's own log is printed when the test fails.
 #![cfg(not(target_arch = "wasm32"))]
 
-#[allow(unused_imports)] // this binary serves the dist from the gateway
+// This suite uses a part of the harness; the e2e binary uses all of it.
+#[allow(dead_code, unused_imports)]
 mod support;
 
 #[path = "../gateway/tests/support/fake_model.rs"]

@@ -8,19 +8,17 @@
 //! trunk build --release --skip-version-check && cargo build -p aria-gateway
 //! cargo test --test e2e_mobile
 //! ```
-#![cfg(not(target_arch = "wasm32"))]
 
-mod support;
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use support::threads::touch_hold;
-use support::ui::{
+use crate::support::threads::touch_hold;
+use crate::support::ui::{
     close_settings, demo_app, new_thread_answered, open_drawer, open_settings, COMPOSER,
 };
-use support::{run, secs, Browser};
+use crate::support::{run, secs, Browser};
 
 const WIDTH: f64 = 390.0;
 const HEIGHT: f64 = 844.0;

@@ -92,7 +92,6 @@ impl Default for FakeOpts {
 /// One WebSocket connection the fake accepted.
 #[derive(Clone, Debug)]
 pub struct ConnInfo {
-    pub id: usize,
     pub at: Instant,
     /// The `hello` it sent, if any.
     pub hello: Option<Value>,
@@ -396,13 +395,6 @@ impl FakeGateway {
         }
     }
 
-    /// Closes every socket cleanly with `code`.
-    pub fn close_all(&self, code: u16, reason: &str) {
-        let mut st = self.state.lock().unwrap();
-        for (_, tx) in st.live.drain() {
-            let _ = tx.send(Out::Close(code, reason.to_string()));
-        }
-    }
 }
 
 impl Drop for FakeGateway {
@@ -422,7 +414,6 @@ async fn serve(ws: Ws, state: Arc<Mutex<State>>) {
         let mut st = state.lock().unwrap();
         let id = st.conns.len();
         st.conns.push(ConnInfo {
-            id,
             at: Instant::now(),
             hello: None,
             ready: false,

@@ -5,7 +5,6 @@
 //! let app = App::start().await;             // gateway + browser on the app page
 //! let b = &app.browser;
 //! b.wait_for("[data-testid=conn-status][data-state=connected]", secs(10)).await;
-//! let phone = app.open_second_browser().await; // another device on the same gateway
 //! app.assert_no_console_errors().await;
 //! app.close().await;
 //! ```
@@ -21,8 +20,6 @@
 //! Tests that use a browser take a global lock, so they run one at a time
 //! (the machine has 2 cores; two Chromiums and two gateways at once make
 //! timing-based assertions flaky).
-
-#![allow(dead_code)] // each test binary uses a different part of the harness
 
 pub mod approvals;
 pub mod axe;
@@ -186,11 +183,6 @@ impl App {
             gateway,
             _turn: turn,
         }
-    }
-
-    /// Another browser (a second device) with the app open on the same gateway.
-    pub async fn open_second_browser(&self) -> Browser {
-        self.open_browser_at(&self.gateway.app_url()).await
     }
 
     /// Another browser opened at `url` (e.g. a deep link `…/#/t/<id>`).

@@ -92,10 +92,6 @@ impl TcpProxy {
         }
     }
 
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
     /// `ws://PROXY/ws`, for the app's `?gateway=`.
     pub fn ws_url(&self) -> String {
         format!("ws://{}/ws", self.addr)
@@ -104,11 +100,6 @@ impl TcpProxy {
     /// How many connections the app opened through the proxy so far.
     pub fn connections(&self) -> usize {
         self.state.lock().unwrap().accepted.len()
-    }
-
-    /// When each connection was accepted.
-    pub fn connection_times(&self) -> Vec<Instant> {
-        self.state.lock().unwrap().accepted.clone()
     }
 
     /// Closes every open connection through the proxy now (both sides).
