@@ -34,6 +34,9 @@ use crate::store::Store;
 /// frames past it close the socket (1009), as reading them would mean
 /// buffering arbitrary amounts.
 const WS_MESSAGE_CAP: usize = 4 * MAX_FRAME_BYTES;
+/// A socket's read buffer to start with (tungstenite's default is 128 KiB):
+/// it grows for a large frame, and most sockets sit idle with it.
+const READ_BUFFER: usize = 4 * 1024;
 /// How long shutdown waits for cancelled turns to wrap up.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
@@ -192,5 +195,6 @@ async fn upgrade(
     let app = state.app;
     ws.max_message_size(WS_MESSAGE_CAP)
         .max_frame_size(WS_MESSAGE_CAP)
+        .read_buffer_size(READ_BUFFER)
         .on_upgrade(move |socket| connection::run(app, socket, peer.ip()))
 }
