@@ -22,6 +22,10 @@ pub struct Storm {
     pub all_caught_up_secs: f64,
     /// Devices whose items (live and fetched) were not exactly the log.
     pub wrong: usize,
+    /// Devices that could not reconnect or fill their gap, and why the
+    /// first one could not.
+    pub failed: usize,
+    pub first_failure: Option<String>,
     /// Items a device received live twice.
     pub doubled: usize,
     pub witness_rtt_p99_ms: f64,
@@ -160,13 +164,24 @@ pub async fn run(ws_url: &str, count: usize, flood_calls: usize) -> Result<Storm
     let fetched_all = device::fill_gap(&mut driver, CHANNEL, 0, &mut Seen::default()).await?;
     log.extend(fetched_all);
     let mut wrong = 0;
+    let mut failed = 0;
+    let mut first_failure = None;
     let mut doubled = 0;
     let mut last_caught_up = dropped_at;
     let mut missed = Vec::new();
     while let Some(result) = devices.join_next().await {
-        let Ok((i, Ok((seen, fetched, caught_up)))) = result else {
-            wrong += 1;
-            continue;
+        let (i, seen, fetched, caught_up) = match result {
+            Ok((i, Ok((seen, fetched, caught_up)))) => (i, seen, fetched, caught_up),
+            Ok((_, Err(e))) => {
+                failed += 1;
+                first_failure.get_or_insert(e);
+                continue;
+            }
+            Err(e) => {
+                failed += 1;
+                first_failure.get_or_insert(e.to_string());
+                continue;
+            }
         };
         last_caught_up = last_caught_up.max(caught_up);
         let live = seqs_of(&seen);
@@ -188,6 +203,8 @@ pub async fn run(ws_url: &str, count: usize, flood_calls: usize) -> Result<Storm
         devices: count,
         all_caught_up_secs: last_caught_up.duration_since(dropped_at).as_secs_f64(),
         wrong,
+        failed,
+        first_failure,
         doubled,
         witness_rtt_p99_ms: percentile(&rtts, 99.0),
         witness_rtt_p50_ms: percentile(&rtts, 50.0),
