@@ -4,7 +4,7 @@
 //! (which builds everything first); `bench/README.md` explains the numbers.
 //!
 //! ```text
-//! bench [--smoke] [--only load,decode,stream,flood,burst,thread,jump,export,code,search,lighthouse] [--out FILE]
+//! bench [--smoke] [--only load,decode,stream,flood,burst,thread,jump,export,code,search,lighthouse,gateway] [--out FILE]
 //! bench [--smoke] --peer open-webui [--out FILE]
 //! ```
 //!
@@ -20,6 +20,7 @@
 mod support;
 
 mod cdp;
+mod gateway_load;
 mod measure;
 mod page;
 mod peer;
@@ -46,10 +47,11 @@ const ALL: &[&str] = &[
     "code",
     "search",
     "lighthouse",
+    "gateway",
 ];
-/// Scenarios without the bench's browser: the gateway alone (search), or
-/// a Chromium of their own (lighthouse).
-const GATEWAY_ONLY: &[&str] = &["search", "lighthouse"];
+/// Scenarios without the bench's browser: the gateway alone (search, and
+/// the gateway under load), or a Chromium of their own (lighthouse).
+const GATEWAY_ONLY: &[&str] = &["search", "lighthouse", "gateway"];
 
 struct Options {
     smoke: bool,
@@ -171,6 +173,14 @@ async fn main() {
     if wants("lighthouse") {
         eprintln!("bench: lighthouse…");
         scenarios::lighthouse::run(&mut report);
+    }
+    if wants("gateway") {
+        let load = if opts.smoke {
+            gateway_load::LoadSizes::SMOKE
+        } else {
+            gateway_load::LoadSizes::FULL
+        };
+        gateway_load::run(load, &mut report).await;
     }
     let run = match &client {
         Some((dist, _)) => {

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use subtle::ConstantTimeEq;
 
+use crate::address_limit::AddressLimit;
 use crate::agent::Agent;
 use crate::approvals::Approvals;
 use crate::config::Config;
@@ -18,6 +19,11 @@ pub struct App {
     pub agent: Arc<dyn Agent>,
     /// Wrong tokens per client address.
     pub hello_throttle: HelloThrottle,
+    /// Open sockets per client address.
+    pub sockets: AddressLimit,
+    /// Frames per second and burst of one connection.
+    pub frames_per_sec: u32,
+    pub frame_burst: u32,
     token: Option<String>,
 }
 
@@ -34,6 +40,9 @@ impl App {
             outbox,
             agent,
             hello_throttle: HelloThrottle::default(),
+            sockets: AddressLimit::new(config.max_sockets_per_address),
+            frames_per_sec: config.frames_per_sec,
+            frame_burst: config.frame_burst,
             token: config.token.clone(),
         }
     }

@@ -75,6 +75,15 @@ pub struct Config {
     pub demo_delay: Duration,
     /// An approval request nobody answers is resolved as `timeout` after this.
     pub approval_timeout: Duration,
+    /// Frames per second one connection may send in the long run.
+    pub frames_per_sec: u32,
+    /// Frames one connection may send in one burst.
+    pub frame_burst: u32,
+    /// Sockets one client address (IPv6: one /64) may hold open; 0 is no limit.
+    pub max_sockets_per_address: usize,
+    /// Most bytes the log's database may grow to; past it writes fail as on
+    /// a full disk. `None`: as large as the disk allows.
+    pub max_log_bytes: Option<u64>,
 }
 
 /// Default pace of the demo agent: a human sees text stream in.
@@ -88,6 +97,15 @@ pub const DEFAULT_CONTEXT_CHARS: usize = 24_000;
 /// Default of `--approval-timeout-secs`: time to notice and answer on
 /// another device, short enough that a forgotten turn does not hang all day.
 pub const DEFAULT_APPROVAL_TIMEOUT_SECS: u64 = 600;
+/// Default of `--max-frames-per-sec`: far above what a person's client
+/// sends, far below what would let one connection load the gateway.
+pub const DEFAULT_FRAMES_PER_SEC: u32 = 20;
+/// Default of `--frame-burst`: a reconnect's resend of pending messages plus
+/// its history gap fills.
+pub const DEFAULT_FRAME_BURST: u32 = 60;
+/// Default of `--max-sockets-per-address`: every device and tab of a
+/// household behind one NAT, with room to spare.
+pub const DEFAULT_MAX_SOCKETS_PER_ADDRESS: usize = 100;
 /// Hermes's API server listens here unless told otherwise.
 pub const DEFAULT_HERMES_URL: &str = "http://127.0.0.1:8642";
 /// llama.cpp's `llama-server` default address.
@@ -118,6 +136,10 @@ impl Config {
             model_stall: Duration::from_secs(DEFAULT_MODEL_STALL_SECS),
             demo_delay: Duration::from_millis(DEFAULT_DEMO_DELAY_MS),
             approval_timeout: Duration::from_secs(DEFAULT_APPROVAL_TIMEOUT_SECS),
+            frames_per_sec: DEFAULT_FRAMES_PER_SEC,
+            frame_burst: DEFAULT_FRAME_BURST,
+            max_sockets_per_address: DEFAULT_MAX_SOCKETS_PER_ADDRESS,
+            max_log_bytes: None,
         }
     }
 }
@@ -208,6 +230,21 @@ pub struct Cli {
     /// resolved as `timeout` (the action is not taken).
     #[arg(long, default_value_t = DEFAULT_APPROVAL_TIMEOUT_SECS, value_name = "SECS")]
     pub approval_timeout_secs: u64,
+    /// Frames per second one connection may send in the long run; excess
+    /// frames are answered `rate_limited` and dropped.
+    #[arg(long, default_value_t = DEFAULT_FRAMES_PER_SEC, value_parser = clap::value_parser!(u32).range(1..), value_name = "N")]
+    pub max_frames_per_sec: u32,
+    /// Frames one connection may send in one burst.
+    #[arg(long, default_value_t = DEFAULT_FRAME_BURST, value_parser = clap::value_parser!(u32).range(1..), value_name = "N")]
+    pub frame_burst: u32,
+    /// Sockets one client address (IPv6: one /64) may hold open; 0 is no
+    /// limit. Behind a reverse proxy every client has the proxy's address.
+    #[arg(long, default_value_t = DEFAULT_MAX_SOCKETS_PER_ADDRESS, value_name = "N")]
+    pub max_sockets_per_address: usize,
+    /// Most mebibytes the log's database may grow to (a quota, so the log
+    /// cannot fill the disk); past it sends fail as on a full disk.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), value_name = "MIB")]
+    pub max_log_mib: Option<u64>,
 }
 
 impl From<Cli> for Config {
@@ -235,6 +272,10 @@ impl From<Cli> for Config {
             model_stall: Duration::from_secs(cli.model_stall_secs),
             demo_delay: Duration::from_millis(cli.demo_delay_ms),
             approval_timeout: Duration::from_secs(cli.approval_timeout_secs),
+            frames_per_sec: cli.max_frames_per_sec,
+            frame_burst: cli.frame_burst,
+            max_sockets_per_address: cli.max_sockets_per_address,
+            max_log_bytes: cli.max_log_mib.map(|mib| mib.saturating_mul(1 << 20)),
         }
     }
 }
@@ -261,6 +302,14 @@ mod tests {
             "1",
             "--approval-timeout-secs",
             "7",
+            "--max-frames-per-sec",
+            "5",
+            "--frame-burst",
+            "9",
+            "--max-sockets-per-address",
+            "0",
+            "--max-log-mib",
+            "3",
         ]);
         let config = Config::from(cli);
         assert_eq!(config.addr.port(), 0);
@@ -269,6 +318,15 @@ mod tests {
         assert_eq!(config.allowed_hosts, ["box.lan"]);
         assert_eq!(config.demo_delay, Duration::from_millis(1));
         assert_eq!(config.approval_timeout, Duration::from_secs(7));
+        assert_eq!(
+            (
+                config.frames_per_sec,
+                config.frame_burst,
+                config.max_sockets_per_address
+            ),
+            (5, 9, 0)
+        );
+        assert_eq!(config.max_log_bytes, Some(3 << 20));
     }
 
     #[test]
@@ -313,5 +371,11 @@ mod tests {
         assert_eq!(config.static_dir, defaults.static_dir);
         assert_eq!(config.demo_delay, defaults.demo_delay);
         assert_eq!(config.approval_timeout, defaults.approval_timeout);
+        assert_eq!(config.frames_per_sec, defaults.frames_per_sec);
+        assert_eq!(config.frame_burst, defaults.frame_burst);
+        assert_eq!(
+            config.max_sockets_per_address,
+            defaults.max_sockets_per_address
+        );
     }
 }

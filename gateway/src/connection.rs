@@ -14,7 +14,7 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use crate::app::App;
 use crate::hello_throttle::Attempt;
 use crate::hub::{ConnId, Outgoing};
-use crate::rate_limit::{TokenBucket, BURST, FRAMES_PER_SEC};
+use crate::rate_limit::TokenBucket;
 use crate::request_error::RequestError;
 use crate::requests;
 
@@ -34,6 +34,25 @@ pub const SERVER_NAME: &str = concat!("aria-gateway/", env!("CARGO_PKG_VERSION")
 
 /// Serves one socket from the client at `peer`.
 pub async fn run(app: Arc<App>, mut socket: WebSocket, peer: IpAddr) {
+    // Counted from the upgrade on, so sockets that never say hello count too.
+    let Some(_slot) = app.sockets.open(peer) else {
+        tracing::warn!(%peer, "refused socket: too many from this address");
+        let error = RequestError::new(
+            ErrorCode::RateLimited,
+            format!(
+                "Too many connections from this address (at most {}); close some and try again.",
+                app.sockets.max()
+            ),
+        );
+        send_frame(&mut socket, &error.into_frame()).await;
+        close(
+            &mut socket,
+            CLOSE_TRY_AGAIN,
+            "too many connections from this address",
+        )
+        .await;
+        return;
+    };
     let Some(hello) = handshake(&app, &mut socket, peer).await else {
         return;
     };
@@ -140,6 +159,10 @@ async fn handshake(app: &App, socket: &mut WebSocket, peer: IpAddr) -> Option<He
 }
 
 /// The authenticated phase: forwards queued frames out and requests in.
+/// A client refused more than a burst of frames in a row is then read no
+/// faster than its limit until its bucket is full again: the rest of its
+/// flood waits in its own socket buffers, so flooding (with frames of a
+/// mebibyte too) costs the gateway no more than sending at the limit.
 async fn serve_device(
     app: &Arc<App>,
     conn: ConnId,
@@ -147,7 +170,11 @@ async fn serve_device(
     socket: &mut WebSocket,
     mut queue: Outgoing,
 ) {
-    let mut bucket = TokenBucket::new(FRAMES_PER_SEC, BURST, Instant::now());
+    let (per_sec, burst) = (f64::from(app.frames_per_sec), f64::from(app.frame_burst));
+    let mut bucket = TokenBucket::new(per_sec, burst, Instant::now());
+    let mut refused_in_a_row = 0u32;
+    let mut throttled = false;
+    let mut paused_until: Option<tokio::time::Instant> = None;
     loop {
         tokio::select! {
             out = queue.recv() => match out {
@@ -166,8 +193,24 @@ async fn serve_device(
                     return;
                 }
             },
-            incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Text(text))) => on_text(app, conn, device_id, &mut bucket, &text).await,
+            () = sleep_until(paused_until), if paused_until.is_some() => paused_until = None,
+            incoming = socket.recv(), if paused_until.is_none() => match incoming {
+                Some(Ok(Message::Text(text))) => {
+                    if on_text(app, conn, device_id, &mut bucket, &text).await {
+                        refused_in_a_row = 0;
+                    } else {
+                        refused_in_a_row += 1;
+                        throttled |= refused_in_a_row > app.frame_burst;
+                    }
+                    let now = Instant::now();
+                    if throttled && bucket.is_full(now) {
+                        throttled = false;
+                    }
+                    let wait = bucket.time_to_token(now);
+                    if throttled && !wait.is_zero() {
+                        paused_until = Some(tokio::time::Instant::now() + wait);
+                    }
+                }
                 Some(Ok(Message::Close(_))) | None => return,
                 // Binary frames carry nothing in this protocol; pings are
                 // answered by the WebSocket layer.
@@ -185,13 +228,21 @@ async fn serve_device(
     }
 }
 
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    if let Some(deadline) = deadline {
+        tokio::time::sleep_until(deadline).await;
+    }
+}
+
+/// Handles one text frame; `false` when it was over the rate limit (and
+/// answered `rate_limited`).
 async fn on_text(
     app: &Arc<App>,
     conn: ConnId,
     device_id: &str,
     bucket: &mut TokenBucket,
     text: &str,
-) {
+) -> bool {
     let decoded = decode(text);
     if !bucket.try_take(Instant::now()) {
         let client_msg_id = match &decoded {
@@ -201,12 +252,13 @@ async fn on_text(
         let error = RequestError::new(ErrorCode::RateLimited, "Too many frames; slow down.")
             .for_message(client_msg_id);
         app.outbox.hub().reply(conn, &error.into_frame());
-        return;
+        return false;
     }
     match decoded {
         Ok(frame) => requests::handle(app, conn, device_id, frame).await,
         Err(error) => app.outbox.hub().reply(conn, &error.into_frame()),
     }
+    true
 }
 
 /// Decodes a client frame, or the error that answers it.

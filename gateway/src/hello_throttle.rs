@@ -36,7 +36,7 @@ impl HelloThrottle {
     /// the limit before any failure is counted.
     pub fn attempt(&self, ip: IpAddr, now: Instant, token_ok: impl FnOnce() -> bool) -> Attempt {
         let mut failures = self.lock();
-        if let Some(times) = failures.get_mut(&key(ip)) {
+        if let Some(times) = failures.get_mut(&address_key(ip)) {
             expire(times, now);
             if times.len() >= MAX_FAILURES {
                 return Attempt::Blocked;
@@ -45,10 +45,10 @@ impl HelloThrottle {
         if token_ok() {
             return Attempt::Accepted;
         }
-        if failures.len() >= MAX_TRACKED && !failures.contains_key(&key(ip)) {
+        if failures.len() >= MAX_TRACKED && !failures.contains_key(&address_key(ip)) {
             make_room(&mut failures, now);
         }
-        let times = failures.entry(key(ip)).or_default();
+        let times = failures.entry(address_key(ip)).or_default();
         times.push_back(now);
         Attempt::Refused
     }
@@ -80,7 +80,7 @@ fn make_room(failures: &mut HashMap<IpAddr, VecDeque<Instant>>, now: Instant) {
 }
 
 /// IPv6 clients usually own a whole /64: count per prefix, not per address.
-fn key(ip: IpAddr) -> IpAddr {
+pub(crate) fn address_key(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V4(_) => ip,
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {

@@ -6,6 +6,7 @@
 //! demo, an OpenAI-compatible API or Hermes). [`serve`] starts it in the current Tokio
 //! runtime, so tests and other crates can run a real gateway in-process.
 
+mod address_limit;
 mod agent;
 mod app;
 mod approvals;
@@ -31,6 +32,7 @@ mod security_headers;
 mod seed;
 mod server;
 mod snippet;
+mod startup_check;
 mod static_files;
 mod store;
 mod store_error;

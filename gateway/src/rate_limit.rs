@@ -1,12 +1,6 @@
 //! Per-connection token bucket for client frames.
 
-use std::time::Instant;
-
-/// Frames per second a client may send in the long run.
-pub const FRAMES_PER_SEC: f64 = 20.0;
-/// Frames a client may send in one burst (e.g. a resend of pending messages
-/// plus history gap fills after a reconnect).
-pub const BURST: f64 = 60.0;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
 pub struct TokenBucket {
@@ -27,11 +21,26 @@ impl TokenBucket {
         }
     }
 
+    /// Tokens at `now`, without taking any.
+    fn tokens_at(&self, now: Instant) -> f64 {
+        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+        (self.tokens + elapsed * self.per_sec).min(self.capacity)
+    }
+
+    /// How long from `now` until there is a token to take.
+    pub fn time_to_token(&self, now: Instant) -> Duration {
+        Duration::from_secs_f64(((1.0 - self.tokens_at(now)) / self.per_sec).max(0.0))
+    }
+
+    /// Whether the bucket has refilled completely by `now`.
+    pub fn is_full(&self, now: Instant) -> bool {
+        self.tokens_at(now) >= self.capacity
+    }
+
     /// Takes one token if there is one; refills for the time since last call.
     pub fn try_take(&mut self, now: Instant) -> bool {
-        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+        self.tokens = self.tokens_at(now);
         self.last = now;
-        self.tokens = (self.tokens + elapsed * self.per_sec).min(self.capacity);
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
             true
@@ -44,7 +53,9 @@ impl TokenBucket {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+
+    const FRAMES_PER_SEC: f64 = 20.0;
+    const BURST: f64 = 60.0;
 
     #[test]
     fn burst_then_refill() {
@@ -55,7 +66,13 @@ mod tests {
         assert!(!bucket.try_take(t0));
         // 20 per second: 50 ms gives one more frame.
         assert!(bucket.try_take(t0 + Duration::from_millis(50)));
-        assert!(!bucket.try_take(t0 + Duration::from_millis(50)));
+        let t50 = t0 + Duration::from_millis(50);
+        assert!(!bucket.try_take(t50));
+        let wait = bucket.time_to_token(t50);
+        assert!(wait > Duration::from_millis(49) && wait <= Duration::from_millis(50));
+        assert!(bucket.time_to_token(t50 + wait).is_zero());
+        assert!(!bucket.is_full(t50 + Duration::from_millis(2900)));
+        assert!(bucket.is_full(t50 + Duration::from_secs(3)));
     }
 
     #[test]

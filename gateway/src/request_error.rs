@@ -54,6 +54,15 @@ impl RequestError {
     pub(crate) fn from_store(e: StoreError, channel_id: Option<&str>) -> Self {
         match (e, channel_id) {
             (StoreError::NotFound, Some(id)) => Self::not_found(id),
+            (e, _) if e.is_disk_full() => {
+                tracing::error!("store error: the disk is full: {e}");
+                Self::new(
+                    ErrorCode::Internal,
+                    "The gateway's disk is full, so nothing was saved; try again once it has \
+                     room.",
+                )
+                .in_channel(channel_id)
+            }
             (e, _) => {
                 tracing::error!("store error: {e}");
                 Self::new(ErrorCode::Internal, "The gateway could not access its log.")

@@ -25,6 +25,7 @@ use crate::connection;
 use crate::origin_policy::{InvalidEntry, OriginPolicy, Refusal};
 use crate::outbox::Outbox;
 use crate::security_headers::{self, SecurityHeaders};
+use crate::startup_check::{lock_data_dir, DataDirLock};
 use crate::static_files;
 use crate::store::Store;
 
@@ -33,6 +34,9 @@ use crate::store::Store;
 /// frames past it close the socket (1009), as reading them would mean
 /// buffering arbitrary amounts.
 const WS_MESSAGE_CAP: usize = 4 * MAX_FRAME_BYTES;
+/// A socket's read buffer to start with (tungstenite's default is 128 KiB):
+/// it grows for a large frame, and most sockets sit idle with it.
+const READ_BUFFER: usize = 4 * 1024;
 /// How long shutdown waits for cancelled turns to wrap up.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
@@ -58,6 +62,8 @@ pub enum ServeError {
 /// A gateway serving in the background of the current Tokio runtime.
 pub struct RunningServer {
     addr: SocketAddr,
+    /// Released when the server is dropped or shut down.
+    _data_dir_lock: DataDirLock,
     app: Arc<App>,
     stop: oneshot::Sender<()>,
     task: JoinHandle<io::Result<()>>,
@@ -103,10 +109,15 @@ pub async fn serve(config: Config) -> Result<RunningServer, ServeError> {
         &config.allowed_origins,
         &config.allowed_hosts,
     )?;
-    let store = Store::open(&config.data_dir).map_err(|e| ServeError::Store {
+    let store_error = |e: crate::store::StoreError| ServeError::Store {
         dir: config.data_dir.clone(),
         reason: e.to_string(),
-    })?;
+    };
+    let data_dir_lock = lock_data_dir(&config.data_dir).map_err(store_error)?;
+    let store = Store::open(&config.data_dir).map_err(store_error)?;
+    if let Some(bytes) = config.max_log_bytes {
+        store.limit_size(bytes).map_err(store_error)?;
+    }
     let outbox = Arc::new(Outbox::new(store));
     let agent = crate::agent::build(&config);
     let app = Arc::new(App::new(&config, outbox, agent));
@@ -135,6 +146,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, ServeError> {
     tracing::info!(%addr, data_dir = %config.data_dir.display(), "gateway started");
     Ok(RunningServer {
         addr,
+        _data_dir_lock: data_dir_lock,
         app,
         stop,
         task,
@@ -183,5 +195,6 @@ async fn upgrade(
     let app = state.app;
     ws.max_message_size(WS_MESSAGE_CAP)
         .max_frame_size(WS_MESSAGE_CAP)
+        .read_buffer_size(READ_BUFFER)
         .on_upgrade(move |socket| connection::run(app, socket, peer.ip()))
 }

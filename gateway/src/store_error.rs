@@ -22,4 +22,21 @@ pub enum StoreError {
     NewerSchema { found: u32, known: u32 },
     #[error("database worker failed: {0}")]
     Worker(String),
+    /// The data dir or its database file cannot be used as it is (a start-up
+    /// check failed); the sentence says why and what to do.
+    #[error("{0}")]
+    Refused(String),
+}
+
+impl StoreError {
+    /// Whether the write failed because the disk (or the log's size cap)
+    /// is full: nothing was written, and the same write works once there
+    /// is room again.
+    pub fn is_disk_full(&self) -> bool {
+        match self {
+            Self::Sqlite(e) => e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull),
+            Self::Io(e) => e.kind() == std::io::ErrorKind::StorageFull,
+            _ => false,
+        }
+    }
 }

@@ -7,88 +7,15 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use support::process::Process;
 use support::Client;
-
-/// The gateway binary as a child process on a free port.
-struct Process {
-    child: Child,
-    ws_url: String,
-}
-
-impl Process {
-    fn start(data_dir: &Path, step_ms: u64) -> Process {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_aria-gateway"))
-            .args([
-                "--addr",
-                "127.0.0.1:0",
-                "--demo-delay-ms",
-                &step_ms.to_string(),
-            ])
-            .arg("--data-dir")
-            .arg(data_dir)
-            .arg("--static-dir")
-            .arg(data_dir.join("no-client"))
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start aria-gateway");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(addr) = line.split("listening on http://").nth(1) {
-                    let _ = tx.send(addr.trim().to_string());
-                }
-            }
-        });
-        let addr = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the gateway printed its listening line");
-        Process {
-            child,
-            ws_url: format!("ws://{addr}/ws"),
-        }
-    }
-
-    /// SIGKILL, and check it really died of it.
-    fn sigkill(mut self) {
-        self.child.kill().expect("SIGKILL");
-        let status = self.child.wait().expect("wait");
-        assert_eq!(status.signal(), Some(9), "the gateway died of {status:?}");
-    }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// A send to the default channel (`c_general`, created on first use).
 fn send_frame(text: &str, client_msg_id: &str) -> Value {
     json!({"type": "message.send", "text": text, "client_msg_id": client_msg_id})
-}
-
-/// Sends and waits for the echo.
-async fn send_and_echo(client: &mut Client, text: &str, client_msg_id: &str) -> Value {
-    client.send(send_frame(text, client_msg_id)).await;
-    client
-        .until(|f| f["type"] == "message" && f["client_msg_id"] == client_msg_id)
-        .await
-        .pop()
-        .expect("echo")
 }
 
 /// The user messages logged in `c_general`, as (client_msg_id, seq, text).
@@ -127,14 +54,16 @@ async fn logged_user_messages(client: &mut Client) -> Vec<(String, u64, String)>
 #[tokio::test]
 async fn an_accepted_message_survives_sigkill_mid_turn() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let first = Process::start(dir.path(), 50);
+    let first = Process::start(dir.path(), 50, &[]);
     let mut client = Client::connect(&first.ws_url, None).await;
-    let echo = send_and_echo(&mut client, "survive the kill, please", "k-sigkill-1").await;
+    let echo = client
+        .send_default("survive the kill, please", "k-sigkill-1")
+        .await;
     // Mid-turn: the answer is streaming.
     client.recv_type("message.update").await;
     first.sigkill();
 
-    let second = Process::start(dir.path(), 50);
+    let second = Process::start(dir.path(), 50, &[]);
     let mut client = Client::connect(&second.ws_url, None).await;
     let channels = client.ready["channels"].as_array().expect("channels");
     assert!(
@@ -175,14 +104,14 @@ async fn every_echoed_message_survives_sigkill_right_after_its_echo() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut expected = Vec::new();
     for round in 0..5 {
-        let process = Process::start(dir.path(), 20);
+        let process = Process::start(dir.path(), 20, &[]);
         let mut client = Client::connect(&process.ws_url, None).await;
         let id = format!("k-echo-{round}");
-        let echo = send_and_echo(&mut client, &format!("round {round}"), &id).await;
+        let echo = client.send_default(&format!("round {round}"), &id).await;
         process.sigkill();
         expected.push((id, echo["seq"].as_u64().unwrap(), format!("round {round}")));
     }
-    let process = Process::start(dir.path(), 20);
+    let process = Process::start(dir.path(), 20, &[]);
     let mut client = Client::connect(&process.ws_url, None).await;
     assert_eq!(logged_user_messages(&mut client).await, expected);
 }
@@ -193,16 +122,16 @@ async fn every_echoed_message_survives_sigkill_right_after_its_echo() {
 #[tokio::test]
 async fn a_send_cut_off_by_sigkill_is_logged_once_after_the_resend() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let first = Process::start(dir.path(), 20);
+    let first = Process::start(dir.path(), 20, &[]);
     let mut client = Client::connect(&first.ws_url, None).await;
     // A first message makes the channel exist for sure.
-    send_and_echo(&mut client, "before the kill", "k-before").await;
+    client.send_default("before the kill", "k-before").await;
     client.send(send_frame("in flight", "k-in-flight")).await;
     first.sigkill();
 
-    let second = Process::start(dir.path(), 20);
+    let second = Process::start(dir.path(), 20, &[]);
     let mut client = Client::connect(&second.ws_url, None).await;
-    let echo = send_and_echo(&mut client, "in flight", "k-in-flight").await;
+    let echo = client.send_default("in flight", "k-in-flight").await;
     assert_eq!(echo["text"], "in flight");
     let logged = logged_user_messages(&mut client).await;
     let ids: Vec<&str> = logged.iter().map(|(id, _, _)| id.as_str()).collect();

@@ -29,6 +29,8 @@ pub struct GatewayOpts {
     pub addr: Option<SocketAddr>,
     /// Anything else to pass through.
     pub extra_args: Vec<String>,
+    /// The binary; [`paths::gateway_bin`] when `None`.
+    pub bin: Option<PathBuf>,
 }
 
 impl Default for GatewayOpts {
@@ -40,6 +42,7 @@ impl Default for GatewayOpts {
             data_dir: None,
             addr: None,
             extra_args: Vec::new(),
+            bin: None,
         }
     }
 }
@@ -57,7 +60,7 @@ impl Gateway {
     /// Starts `aria-gateway --addr 127.0.0.1:0 …` and waits for its
     /// `aria-gateway listening on http://ADDR` line.
     pub fn start(opts: GatewayOpts) -> Gateway {
-        let bin = paths::gateway_bin();
+        let bin = opts.bin.clone().unwrap_or_else(paths::gateway_bin);
         let temp = match opts.data_dir {
             Some(_) => None,
             None => Some(TempDir::new("aria-e2e-data")),
@@ -123,6 +126,11 @@ impl Gateway {
 
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The process id (the bench reads its memory in /proc).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// `http://ADDR/`, where the gateway serves the client.

@@ -98,6 +98,7 @@ impl Store {
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
         std::fs::create_dir_all(data_dir)?;
         let path = data_dir.join(DB_FILE);
+        crate::startup_check::check_database(&path)?;
         let mut conn = Connection::open(&path)?;
         // WAL + NORMAL: a committed row survives a killed process (only an OS
         // crash can lose the last commits), without an fsync per item.
@@ -114,6 +115,17 @@ impl Store {
             tracing::info!(items, "built the search index from the log");
         }
         Ok(Self { conn, path })
+    }
+
+    /// Caps the database at about `bytes` (whole pages); writes past it
+    /// fail as on a full disk.
+    pub fn limit_size(&self, bytes: u64) -> Result<(), StoreError> {
+        let page_size: u64 = self
+            .conn
+            .pragma_query_value(None, "page_size", |r| r.get(0))?;
+        let pages = (bytes / page_size.max(1)).max(1);
+        self.conn.pragma_update(None, "max_page_count", pages)?;
+        Ok(())
     }
 
     /// The database file (a search reads it through a connection of its

@@ -1,10 +1,12 @@
 //! What the gateway's tests share: a real gateway on a free port and a
-//! real WebSocket client (here), a scripted model server
-//! ([`fake_model`]) and a real Hermes Agent ([`hermes`]).
+//! real WebSocket client (here), the gateway binary as a child process
+//! ([`process`]), a scripted model server ([`fake_model`]) and a real
+//! Hermes Agent ([`hermes`]).
 #![allow(dead_code)] // Each test binary uses a different part of this module.
 
 pub mod fake_model;
 pub mod hermes;
+pub mod process;
 
 use std::path::Path;
 use std::time::Duration;
@@ -198,6 +200,17 @@ impl Client {
             "type": "message.send", "channel_id": channel_id, "text": text, "client_msg_id": client_msg_id,
         }))
         .await;
+        self.until(|f| f["type"] == "message" && f["client_msg_id"] == client_msg_id)
+            .await
+            .pop()
+            .expect("echo")
+    }
+
+    /// Sends `message.send` without a channel (to the default channel,
+    /// created on first use) and returns the echo.
+    pub async fn send_default(&mut self, text: &str, client_msg_id: &str) -> Value {
+        self.send(json!({"type": "message.send", "text": text, "client_msg_id": client_msg_id}))
+            .await;
         self.until(|f| f["type"] == "message" && f["client_msg_id"] == client_msg_id)
             .await
             .pop()
