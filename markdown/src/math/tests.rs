@@ -194,6 +194,11 @@ const MATH: &[(&str, usize)] = &[
     ("- item with $x_1 + y_1$ inside\n- and \\(z_{i}\\)", 2),
     ("> quoted $\\alpha$", 1),
     ("It costs $5, where $x$ is the count.", 1),
+    ("Sets: \\(\\{x \\mid x > 0\\}\\) and $\\{1,2\\}$", 2),
+    (
+        "$$f(x) = \\left\\{ \\begin{array}{ll} 1 & x > 0 \\\\ 0 & x \\le 0 \\end{array} \\right.$$",
+        1,
+    ),
 ];
 
 #[test]
@@ -327,4 +332,44 @@ fn a_streamed_formula_renders_once_closed() {
     }
     // Each completed block was handed over once, formulas and all.
     assert_eq!(stable_seen.concat().matches("<math").count(), 2);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The converter sees arbitrary LaTeX-like formulas: it must never
+        /// panic (a trap would take the whole markdown module down), and
+        /// its output stays inside the allow-list.
+        #[test]
+        fn any_formula_converts_or_fails_safely(
+            tokens in proptest::collection::vec(
+                prop_oneof![
+                    Just("\\frac"), Just("\\sqrt"), Just("{"), Just("}"), Just("^"), Just("_"),
+                    Just("\\left("), Just("\\right)"), Just("\\left."), Just("\\right|"),
+                    Just("\\begin{align}"), Just("\\end{align}"), Just("\\begin{pmatrix}"),
+                    Just("\\end{pmatrix}"), Just("&"), Just("\\\\"), Just("\\text{"),
+                    Just("\\mathbb"), Just("\\operatorname"), Just("\\hspace{"), Just("1em"),
+                    Just("-3pt"), Just("\\color{"), Just("\\tag{"), Just("\\label{"),
+                    Just("\\ref{"), Just("\\def"), Just("\\newcommand{\\x}"), Just("#1"),
+                    Just("x"), Just("2"), Just(" "), Just("<"), Just("\""), Just("\\"),
+                    Just("é"), Just("\\overbrace"), Just("\\stackrel"), Just("\\not"),
+                    Just("\\substack{"), Just("\\limits"), Just("\\sum"), Just("'"),
+                ],
+                1..30,
+            ),
+            display in any::<bool>(),
+        ) {
+            let latex: String = tokens.concat();
+            let md = if display {
+                format!("$$\n{latex}\n$$")
+            } else {
+                format!("\\({latex}\\)")
+            };
+            let html = to_html(&md);
+            prop_assert_eq!(unsafe_reason_allowing_math(&html), None, "input {:?}", md);
+        }
+    }
 }
