@@ -201,11 +201,15 @@ fn a_streamed_formula_is_text_until_it_closes_then_kept() {
         b.wait_for(".msg-assistant math", secs(20)).await;
         b.js(WATCH, vec![]).await;
         send(b, "stream").await;
-        // Open: the LaTeX so far as text, no formula, no error.
+        // Open: the LaTeX so far as text, as typed, no formula, no error.
         let open = streamed_when(b, "the open formula", |v| {
             v["text"].as_str().is_some_and(|t| t.contains("x^2 +"))
         })
         .await;
+        if open["text"].as_str().map(str::trim_end) != Some("Let \\(x^2 +") {
+            b.fail(&format!("an open formula shows as typed: {open}"))
+                .await;
+        }
         if open["math"] != json!([]) || open["failed"] != 0 {
             b.fail(&format!("an open formula must stay text: {open}"))
                 .await;

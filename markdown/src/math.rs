@@ -79,5 +79,16 @@ pub(crate) fn math_event<'a>(latex: CowStr<'a>, range: &Range<usize>, at: MathSo
     Event::InlineHtml(formula::formula_html(&latex, delimiter).into())
 }
 
+/// A text event as written. CommonMark reads `\(` as an escaped `(`; with
+/// math on, an unpaired `\(`, `\)`, `\[` or `\]` (a formula still
+/// streaming in, or never closed) keeps its backslash, so the LaTeX shows
+/// as typed until it renders.
+pub(crate) fn text_event<'a>(text: CowStr<'a>, range: &Range<usize>, at: MathSource) -> CowStr<'a> {
+    if at.options.enabled && delimiters::lost_backslash(at.src, range.start) {
+        return format!("\\{text}").into();
+    }
+    text
+}
+
 #[cfg(test)]
 pub(crate) mod tests;

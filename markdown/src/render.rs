@@ -13,7 +13,7 @@ use pulldown_cmark::{
     html, Alignment, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd,
 };
 
-use crate::math::{math_event, MathOptions, MathSource};
+use crate::math::{math_event, text_event, MathOptions, MathSource};
 use crate::url_policy::{safe_image_src, safe_link_href};
 
 /// Renders untrusted markdown to HTML that carries no script, no remote
@@ -239,6 +239,7 @@ impl Sanitizer {
                 out.push(Event::InlineHtml(code_block_open(&lang).into()));
             }
             Event::Text(t) if self.code_lines.is_some() => self.code_text(t, out),
+            Event::Text(t) => out.push(Event::Text(text_event(t, range, math))),
             Event::End(TagEnd::CodeBlock) => {
                 self.code_lines = None;
                 out.push(Event::InlineHtml(CowStr::Borrowed(

@@ -79,6 +79,17 @@ pub(crate) fn single_dollar_is_math(src: &str, range: &Range<usize>, latex: &str
     !after.is_some_and(|c| c.is_ascii_digit() || c.is_ascii_uppercase() || c == '_' || c == '{')
 }
 
+/// Whether the text starting at byte `at` of `src` is a delimiter's bracket
+/// whose backslash the parser took as an escape: `\(`, `\)`, `\[` or
+/// `\]`, the backslash not itself escaped.
+pub(crate) fn lost_backslash(src: &str, at: usize) -> bool {
+    let bytes = src.as_bytes();
+    at > 0
+        && matches!(bytes.get(at), Some(b'(' | b')' | b'[' | b']'))
+        && bytes[at - 1] == b'\\'
+        && !escaped(bytes, at - 1)
+}
+
 /// `src` with every `\(…\)` and `\[…\]` pair outside code rewritten to
 /// `$$…$$`. A pair closes before the next blank line, and its formula holds
 /// no `$` (which would end the parser's span early); an unpaired delimiter

@@ -334,6 +334,27 @@ fn a_streamed_formula_renders_once_closed() {
     assert_eq!(stable_seen.concat().matches("<math").count(), 2);
 }
 
+#[test]
+fn an_unpaired_delimiter_keeps_its_backslash() {
+    for (md, text) in [
+        ("Let \\(x^2 + y", "<p>Let \\(x^2 + y</p>\n"),
+        ("a \\[ b", "<p>a \\[ b</p>\n"),
+        ("**a \\(b** c", "<p><strong>a \\(b</strong> c</p>\n"),
+        ("closed \\(b\\) then \\]", "<p>closed "),
+        // An escaped backslash is one backslash, then a parenthesis.
+        ("x \\\\(y", "<p>x \\(y</p>\n"),
+    ] {
+        assert!(to_html(md).starts_with(text), "{md:?}: {}", to_html(md));
+    }
+    assert!(to_html("closed \\(b\\) then \\]").ends_with("</math> then \\]</p>\n"));
+    // Math off: CommonMark's escape.
+    let off = MathOptions {
+        enabled: false,
+        single_dollar: true,
+    };
+    assert_eq!(to_html_with("a \\(b", off), "<p>a (b</p>\n");
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 mod props {
     use super::*;
