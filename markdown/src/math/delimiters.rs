@@ -17,7 +17,7 @@ use pulldown_cmark::{Event, Parser, Tag};
 use crate::render::options;
 
 /// How a formula was delimited in the source.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Delimiter {
     /// `$…$`: inline, subject to [`single_dollar_is_math`].
     Dollar,

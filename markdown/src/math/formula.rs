@@ -23,13 +23,14 @@ const CACHE_ENTRIES: usize = 512;
 
 thread_local! {
     static CONVERTER: Option<LatexToMathML> = LatexToMathML::new(MathCoreConfig::default()).ok();
-    static CACHE: RefCell<HashMap<(String, bool), String>> = RefCell::new(HashMap::new());
+    static CACHE: RefCell<HashMap<(String, Delimiter), String>> = RefCell::new(HashMap::new());
 }
 
 /// The HTML of the formula `latex`, written with `delimiter`.
 pub(crate) fn formula_html(latex: &str, delimiter: Delimiter) -> String {
     let display = delimiter.display();
-    let key = (latex.to_owned(), display);
+    // By delimiter, not display mode: a failed formula shows its own.
+    let key = (latex.to_owned(), delimiter);
     if let Some(hit) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
         return hit;
     }

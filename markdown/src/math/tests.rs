@@ -274,6 +274,12 @@ fn a_failed_formula_shows_its_source_marked() {
             assert!(html.contains("<code>"), "{html}");
         }
     }
+    // The same formula with other delimiters shows those.
+    let html = to_html("see \\(\\nosuchcommand{x}\\) here");
+    assert!(
+        html.contains("<code>\\(\\nosuchcommand{x}\\)</code>"),
+        "{html}"
+    );
     let html = to_html("see $\\nosuchcommand{x}$ here");
     assert!(
         html.contains("<code>$\\nosuchcommand{x}$</code><small class=\"math-failed-mark\">could not render</small>"),
