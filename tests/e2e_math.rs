@@ -329,6 +329,25 @@ fn settings_switch_math_and_single_dollars_and_copies_keep_latex() {
             b.fail(&format!("a selection's copy must keep the LaTeX: {copied}"))
                 .await;
         }
+        // A selection inside one formula copies all of it.
+        let part = b
+            .js(
+                "const m = document.querySelector('.msg-assistant math');\
+                 const r = document.createRange(); r.selectNodeContents(m.lastElementChild);\
+                 const s = getSelection(); s.removeAllRanges(); s.addRange(r);\
+                 const dt = new DataTransfer();\
+                 m.dispatchEvent(new ClipboardEvent('copy', {clipboardData: dt, bubbles: true, cancelable: true}));\
+                 s.removeAllRanges();\
+                 return dt.getData('text/plain');",
+                vec![],
+            )
+            .await;
+        if part != "$E = mc^2$" {
+            b.fail(&format!(
+                "a selection inside a formula copies its LaTeX: {part}"
+            ))
+            .await;
+        }
 
         // Single dollars off: `$…$` is text, `\(…\)` still math.
         with_settings(b, |b| async move {

@@ -44,7 +44,14 @@ fn selection_as_latex() -> Option<String> {
     let mut text = String::new();
     let mut any = false;
     for i in 0..selection.range_count() {
-        let fragment = selection.get_range_at(i).ok()?.clone_contents().ok()?;
+        let range = selection.get_range_at(i).ok()?;
+        // A selection inside one formula copies all of its LaTeX.
+        if let Some(math) = formula_around(&range) {
+            text.push_str(&delimited(&math));
+            any = true;
+            continue;
+        }
+        let fragment = range.clone_contents().ok()?;
         let formulas = fragment.query_selector_all("math").ok()?;
         for j in 0..formulas.length() {
             let Some(math) = formulas
@@ -54,15 +61,8 @@ fn selection_as_latex() -> Option<String> {
                 continue;
             };
             any = true;
-            let latex = math.get_attribute("alttext").unwrap_or_default();
-            let delimiter = if math.get_attribute("display").as_deref() == Some("block") {
-                "$$"
-            } else {
-                "$"
-            };
-            let source = format!("{delimiter}{latex}{delimiter}");
             let doc = web_sys::window()?.document()?;
-            let _ = math.replace_with_with_node_1(&doc.create_text_node(&source));
+            let _ = math.replace_with_with_node_1(&doc.create_text_node(&delimited(&math)));
         }
         if let Ok(buttons) = fragment.query_selector_all("button") {
             for j in 0..buttons.length() {
@@ -77,4 +77,25 @@ fn selection_as_latex() -> Option<String> {
         text.push_str(&fragment.text_content().unwrap_or_default());
     }
     any.then_some(text)
+}
+
+/// The `<math>` a range lies inside, if any.
+fn formula_around(range: &web_sys::Range) -> Option<web_sys::Element> {
+    let node = range.common_ancestor_container().ok()?;
+    let element = match node.dyn_ref::<web_sys::Element>() {
+        Some(e) => e.clone(),
+        None => node.parent_element()?,
+    };
+    element.closest("math").ok()?
+}
+
+/// A formula's LaTeX with the delimiters of its kind.
+fn delimited(math: &web_sys::Element) -> String {
+    let latex = math.get_attribute("alttext").unwrap_or_default();
+    let delimiter = if math.get_attribute("display").as_deref() == Some("block") {
+        "$$"
+    } else {
+        "$"
+    };
+    format!("{delimiter}{latex}{delimiter}")
 }
