@@ -173,4 +173,6 @@ mod e2e_transparency {
 
 mod e2e_code;
 
+mod e2e_math;
+
 mod e2e_mobile;

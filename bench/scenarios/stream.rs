@@ -1,8 +1,10 @@
 //! Long stream: a markdown answer arriving as full `message.update`
-//! snapshots every 10 ms, rendered incrementally; then the same stream in
-//! the same build with `?render=naive` (whole bubble re-parsed and replaced
-//! on every update), for the ratio, and with `?render=naive-per-frame` (the
-//! same, one render per frame), for what incremental markdown alone saves.
+//! snapshots every 10 ms, rendered incrementally; the same answer with
+//! about 300 formulas (`/demo stream-math`), to the same budget; then the
+//! plain stream in the same build with `?render=naive` (whole bubble
+//! re-parsed and replaced on every update), for the ratio, and with
+//! `?render=naive-per-frame` (the same, one render per frame), for what
+//! incremental markdown alone saves.
 
 use serde_json::Value;
 
@@ -16,6 +18,8 @@ use crate::support::secs;
 const SCENARIO: &str = "Long stream";
 /// The target per rendered update: p95 at most this.
 const FRAME_BUDGET_MS: f64 = 8.0;
+/// The same stream with about 300 formulas in 100 KiB (`/demo stream-math`).
+const MATH: &str = "Long stream, 300 formulas";
 const NAIVE: &str = "Naive baseline";
 const NAIVE_PER_FRAME: &str = "Naive, per frame";
 
@@ -82,15 +86,26 @@ impl StreamRun {
 
 pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report) {
     let kib = sizes.stream_kib;
-    let fast = measure(page, &urls.with("", ""), kib).await;
-    let naive = measure(page, &urls.with("render=naive", ""), kib).await;
-    let per_frame = measure(page, &urls.with("render=naive-per-frame", ""), kib).await;
+    let fast = measure(page, &urls.with("", ""), "stream", kib).await;
+    let math = measure(page, &urls.with("", ""), "stream-math", kib).await;
+    let naive = measure(page, &urls.with("render=naive", ""), "stream", kib).await;
+    let per_frame = measure(
+        page,
+        &urls.with("render=naive-per-frame", ""),
+        "stream",
+        kib,
+    )
+    .await;
 
     // Per rendered update, from the probe: the socket handlers plus the
     // frame. Not for the per-update baseline, which renders inside the
     // socket task (after the handler returns), where the probe cannot see.
-    for (scenario, r) in [(SCENARIO, &fast), (NAIVE_PER_FRAME, &per_frame)] {
-        let target = |t| (scenario == SCENARIO).then_some(t);
+    for (scenario, r) in [
+        (SCENARIO, &fast),
+        (MATH, &math),
+        (NAIVE_PER_FRAME, &per_frame),
+    ] {
+        let target = |t| (scenario != NAIVE_PER_FRAME).then_some(t);
         report.metric(
             scenario,
             "main thread per rendered update, p50",
@@ -115,10 +130,11 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
     }
     for (scenario, r) in [
         (SCENARIO, &fast),
+        (MATH, &math),
         (NAIVE, &naive),
         (NAIVE_PER_FRAME, &per_frame),
     ] {
-        let fast_run = scenario == SCENARIO;
+        let fast_run = scenario == SCENARIO || scenario == MATH;
         report.metric(
             scenario,
             "long tasks over 50 ms",
@@ -205,7 +221,8 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
     );
 }
 
-async fn measure(page: &Page<'_>, url: &str, kib: u32) -> StreamRun {
+/// Streams `/demo {demo} {kib}` on `url` and measures it.
+async fn measure(page: &Page<'_>, url: &str, demo: &str, kib: u32) -> StreamRun {
     page.open(url).await;
     // A person sends a first message seconds after the page connected, not
     // at once: what the app does at idle after start (the markdown and
@@ -213,7 +230,7 @@ async fn measure(page: &Page<'_>, url: &str, kib: u32) -> StreamRun {
     tokio::time::sleep(secs(1)).await;
     let t0 = page.now().await;
     let before = cdp::metrics(page.b).await;
-    page.send(&format!("/demo stream {kib}")).await;
+    page.send(&format!("/demo {demo} {kib}")).await;
     page.wait_message("message.stop", t0, secs(180)).await;
     let main = MainThread::between(&before, &cdp::metrics(page.b).await);
     let all = page.collect(t0).await;

@@ -3,7 +3,8 @@
 //! unknown value falls back to its default without losing the others.
 //!
 //! Version 2 keeps a token per gateway address instead of one global token
-//! (which a crafted `?gateway=` link could send to any host).
+//! (which a crafted `?gateway=` link could send to any host). Version 3
+//! adds the math switches; older settings get them on, as new ones do.
 
 use std::collections::BTreeMap;
 
@@ -11,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::net::Address;
 
-pub const SETTINGS_VERSION: u32 = 2;
+pub const SETTINGS_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -116,6 +117,11 @@ pub struct Settings {
     pub pins: Vec<String>,
     /// System notifications while the tab is hidden (approvals, turn ends).
     pub notifications: bool,
+    /// Formulas in answers render as math (off: their LaTeX as text).
+    pub math: bool,
+    /// `$…$` is math too (with the currency rule); `$$…$$`, `\(…\)` and
+    /// `\[…\]` always are while `math` is on.
+    pub math_single_dollar: bool,
 }
 
 impl Default for Settings {
@@ -133,6 +139,8 @@ impl Default for Settings {
             progress: ProgressSettings::default(),
             pins: Vec::new(),
             notifications: false,
+            math: true,
+            math_single_dollar: true,
         }
     }
 }
@@ -387,6 +395,17 @@ mod tests {
         assert_eq!(s.trusted_gateways, vec!["ws://a:1/ws".to_string()]);
         assert!(s.plaintext_ok.is_empty());
         assert_eq!(s.theme, Theme::Dark);
+    }
+
+    #[test]
+    fn math_switches_default_on_and_are_kept() {
+        let v2 = load(r#"{"version":2,"theme":"dark"}"#);
+        assert!(v2.math && v2.math_single_dollar);
+        assert_eq!(v2.version, SETTINGS_VERSION);
+        let s = load(r#"{"version":3,"math":true,"math_single_dollar":false}"#);
+        assert!(s.math && !s.math_single_dollar);
+        let s = load(r#"{"math":"no","math_single_dollar":false}"#);
+        assert!(s.math && !s.math_single_dollar);
     }
 
     #[test]

@@ -17,7 +17,8 @@ use std::ops::Range;
 
 use pulldown_cmark::{html, Event, Parser};
 
-use crate::render::{options, render, to_html, Sanitizer};
+use crate::math::{MathOptions, MathSource};
+use crate::render::{options, render, to_html_with, Sanitizer};
 
 /// What changed in one [`IncrementalMarkdown::update`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -41,6 +42,7 @@ pub struct IncrementalMarkdown {
     /// must still start with for the stable blocks to stay valid.
     src: String,
     tail: String,
+    math: MathOptions,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -60,6 +62,14 @@ impl IncrementalMarkdown {
         Self::default()
     }
 
+    /// An empty renderer with the reader's math settings.
+    pub fn with_math(math: MathOptions) -> Self {
+        Self {
+            math,
+            ..Self::default()
+        }
+    }
+
     /// Renders the new full snapshot `text`, re-parsing only what follows
     /// the still-valid stable prefix.
     pub fn update(&mut self, text: &str) -> RenderDelta {
@@ -73,15 +83,16 @@ impl IncrementalMarkdown {
             cut = 0;
         }
         let tail_src = text.get(cut..).unwrap_or_default();
-        let parser = Parser::new_ext(tail_src, options());
+        let parsed = self.math.prepare(tail_src);
+        let parser = Parser::new_ext(&parsed, self.math.parser_options(options()));
         if parser.reference_definitions().iter().next().is_some() {
             // Link reference definitions act on the whole document: while
             // one exists no block is final.
             self.truncate(0, &mut delta);
             self.tail = if cut == 0 {
-                render(parser)
+                render(parser.into_offset_iter(), self.source(tail_src))
             } else {
-                to_html(text)
+                to_html_with(text, self.math)
             };
         } else {
             self.render_tail(text, cut, parser, &mut delta);
@@ -105,6 +116,14 @@ impl IncrementalMarkdown {
         let mut out = self.stable.concat();
         out.push_str(&self.tail);
         out
+    }
+
+    /// Math events' context: `src` is the text the parser's ranges index.
+    fn source<'s>(&self, src: &'s str) -> MathSource<'s> {
+        MathSource {
+            src,
+            options: self.math,
+        }
     }
 
     /// Keeps only the checkpoints whose witnessed text is unchanged.
@@ -140,7 +159,7 @@ impl IncrementalMarkdown {
     /// the stable list and renders the rest as the tail.
     fn render_tail(&mut self, text: &str, cut: usize, parser: Parser, delta: &mut RenderDelta) {
         let tail_src = text.get(cut..).unwrap_or_default();
-        let blocks = top_level_blocks(parser);
+        let blocks = top_level_blocks(parser, self.source(tail_src));
         // Every safe cut becomes a checkpoint, so a later rewrite keeps as
         // much as it can; the last one splits stable from tail.
         let before = self.stable.len();
@@ -229,7 +248,7 @@ struct Block {
 /// Each is rendered by its own writer, which produces the same bytes as one
 /// writer over the whole document because every block's HTML ends with a
 /// newline (the only writer state carried between blocks).
-fn top_level_blocks(parser: Parser) -> Vec<Block> {
+fn top_level_blocks(parser: Parser, math: MathSource) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut depth = 0usize;
     let mut start = 0;
@@ -248,7 +267,7 @@ fn top_level_blocks(parser: Parser) -> Vec<Block> {
         } else if closes {
             depth = depth.saturating_sub(1);
         }
-        sanitizer.push(event, &mut events);
+        sanitizer.push(event, &range, math, &mut events);
         if depth == 0 {
             let mut out = String::new();
             html::push_html(&mut out, events.drain(..));

@@ -2,6 +2,10 @@
 //! `innerHTML`, rendered incrementally while an answer streams, and to plain
 //! text for screen readers. Pure (no DOM), tested on the host.
 //!
+//! Math (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`) becomes sanitized MathML; a
+//! single `$` obeys a currency and shell rule so that prices and `$HOME`
+//! stay text (`math::delimiters`, and README.md, "Math in answers").
+//!
 //! The client links none of the parser into its first load: this crate is
 //! compiled a second time as its own wasm module (`markdown/module`), which
 //! the app fetches after it has started (docs/build.md, "At run time"). Only the parser-free helpers ([`escape_into`],
@@ -10,6 +14,8 @@
 
 /// Streaming markdown: completed blocks are kept, only the tail re-renders.
 mod incremental;
+/// Formulas: delimiters, the currency rule, LaTeX → sanitized MathML.
+mod math;
 /// The words of a markdown text, without markup.
 mod plain;
 /// Markdown → HTML that is safe for `inner_html` (raw HTML escaped, link
@@ -25,5 +31,6 @@ mod xss_corpus;
 pub use incremental::{
     completed_prefix_len, unchanged_prefix_len, IncrementalMarkdown, RenderDelta,
 };
+pub use math::MathOptions;
 pub use plain::plain_text;
-pub use render::{escape_into, to_html, unescape};
+pub use render::{escape_into, to_html, to_html_with, unescape};

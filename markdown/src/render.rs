@@ -7,24 +7,44 @@
 //! that reaches the output is either written by pulldown-cmark's writer
 //! (which escapes all text) or built here from escaped values.
 
+use std::ops::Range;
+
 use pulldown_cmark::{
     html, Alignment, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd,
 };
 
+use crate::math::{math_event, text_event, MathOptions, MathSource};
 use crate::url_policy::{safe_image_src, safe_link_href};
 
 /// Renders untrusted markdown to HTML that carries no script, no remote
-/// loads and no links outside http/https/mailto/relative.
+/// loads and no links outside http/https/mailto/relative; math as MathML.
 pub fn to_html(md: &str) -> String {
-    render(Parser::new_ext(md, options()))
+    to_html_with(md, MathOptions::default())
 }
 
-/// Sanitizes and writes a stream of parser events.
-pub(crate) fn render<'a>(events: impl Iterator<Item = Event<'a>>) -> String {
+/// [`to_html`] with the reader's math settings.
+pub fn to_html_with(md: &str, math: MathOptions) -> String {
+    let parsed = math.prepare(md);
+    let parser = Parser::new_ext(&parsed, math.parser_options(options()));
+    render(
+        parser.into_offset_iter(),
+        MathSource {
+            src: md,
+            options: math,
+        },
+    )
+}
+
+/// Sanitizes and writes a stream of parser events (with their ranges in
+/// `math.src`).
+pub(crate) fn render<'a>(
+    events: impl Iterator<Item = (Event<'a>, Range<usize>)>,
+    math: MathSource,
+) -> String {
     let mut sanitizer = Sanitizer::default();
     let mut safe = Vec::new();
-    for event in events {
-        sanitizer.push(event, &mut safe);
+    for (event, range) in events {
+        sanitizer.push(event, &range, math, &mut safe);
     }
     let mut out = String::new();
     // `drain` like the incremental renderer: one copy of the HTML writer.
@@ -32,7 +52,8 @@ pub(crate) fn render<'a>(events: impl Iterator<Item = Event<'a>>) -> String {
     out
 }
 
-/// The markdown dialect: CommonMark plus tables, strikethrough, task lists.
+/// The markdown dialect: CommonMark plus tables, strikethrough, task lists
+/// (and math, by [`MathOptions::parser_options`]).
 pub(crate) fn options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS
 }
@@ -97,8 +118,15 @@ struct ImageCapture {
 }
 
 impl Sanitizer {
-    /// Feeds one parser event; pushes zero or more safe events to `out`.
-    pub(crate) fn push<'a>(&mut self, event: Event<'a>, out: &mut Vec<Event<'a>>) {
+    /// Feeds one parser event (`range`: its source in `math.src`); pushes
+    /// zero or more safe events to `out`.
+    pub(crate) fn push<'a>(
+        &mut self,
+        event: Event<'a>,
+        range: &Range<usize>,
+        math: MathSource,
+        out: &mut Vec<Event<'a>>,
+    ) {
         if let Some(image) = &mut self.image {
             match event {
                 Event::Start(Tag::Image { .. }) => image.depth += 1,
@@ -195,6 +223,9 @@ impl Sanitizer {
                 }
                 None => out.push(Event::End(TagEnd::TableCell)),
             },
+            Event::InlineMath(latex) | Event::DisplayMath(latex) => {
+                out.push(math_event(latex, range, math));
+            }
             // Raw HTML is shown, never interpreted.
             Event::Html(t) | Event::InlineHtml(t) => out.push(Event::Text(t)),
             Event::Start(Tag::HtmlBlock) => out.push(Event::Start(Tag::Paragraph)),
@@ -208,6 +239,7 @@ impl Sanitizer {
                 out.push(Event::InlineHtml(code_block_open(&lang).into()));
             }
             Event::Text(t) if self.code_lines.is_some() => self.code_text(t, out),
+            Event::Text(t) => out.push(Event::Text(text_event(t, range, math))),
             Event::End(TagEnd::CodeBlock) => {
                 self.code_lines = None;
                 out.push(Event::InlineHtml(CowStr::Borrowed(
@@ -369,4 +401,4 @@ pub fn unescape(html: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -19,7 +19,7 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use aria_markdown::{unchanged_prefix_len, RenderDelta};
+use aria_markdown::{unchanged_prefix_len, MathOptions, RenderDelta};
 
 /// The window property and event boot.js sets and fires.
 const EXPORTS: &str = "__ariaMarkdown";
@@ -30,11 +30,16 @@ extern "C" {
     /// The module's exports (markdown/module/src/lib.rs).
     type Exports;
     #[wasm_bindgen(method, catch, js_name = toHtml)]
-    fn to_html(this: &Exports, markdown: &str) -> Result<String, JsValue>;
+    fn to_html(
+        this: &Exports,
+        markdown: &str,
+        math: bool,
+        single_dollar: bool,
+    ) -> Result<String, JsValue>;
     #[wasm_bindgen(method, catch, js_name = plainText)]
     fn plain_text(this: &Exports, markdown: &str) -> Result<String, JsValue>;
     #[wasm_bindgen(method, catch, js_name = renderer)]
-    fn renderer(this: &Exports) -> Result<JsRenderer, JsValue>;
+    fn renderer(this: &Exports, math: bool, single_dollar: bool) -> Result<JsRenderer, JsValue>;
 
     /// One message's renderer inside the module.
     type JsRenderer;
@@ -44,10 +49,14 @@ extern "C" {
     fn free(this: &JsRenderer);
 }
 
-/// Markdown of the common kinds (ASCII: any cut is a char boundary), for
-/// [`MarkdownModule::warm_up`].
+/// Markdown of the common kinds, math included (ASCII: any cut is a char
+/// boundary), for [`MarkdownModule::warm_up`]. The formulas take the
+/// converter's usual paths (scripts, fractions, roots, a big operator, a
+/// matrix), so a first answer with math does not compile them.
 const WARM_UP: &str =
-    "# Title\n\nSome **bold**, *em*, `code` and [a link](https://example.com).\n\n\
+    "# Title\n\nSome **bold**, *em*, `code`, $x^2$, \\(a_{n} = \\frac{\\sqrt{x} + 1}{2}\\) \
+    and [a link](https://example.com).\n\n\
+    $$\n\\sum_{k=1}^{n} k^2 = \\begin{pmatrix} 1 & 0 \\\\ 0 & 1 \\end{pmatrix}\n$$\n\n\
     - one\n- two\n\n1. first\n2. second\n\n> quoted\n\n```text\nplain code\n```\n\n\
     | a | b |\n|---|---|\n| 1 | 2 |\n";
 
@@ -134,16 +143,16 @@ impl MarkdownModule {
     /// (bench/history/2026-11-30-to-12-03.md, "The first streamed update and the last"). Then
     /// has the parser optimized ([`Self::tier_up`]).
     fn warm_up(self) {
-        if let Some(renderer) = self.renderer() {
+        if let Some(renderer) = self.renderer(MathOptions::default()) {
             let _ = renderer.update(&WARM_UP[..WARM_UP.len() / 2]);
             let _ = renderer.update(WARM_UP);
         }
         let _ = self.plain_text(WARM_UP);
-        if let Some(html) = self.to_html(WARM_UP) {
+        if let Some(html) = self.to_html(WARM_UP, MathOptions::default()) {
             super::browser::lay_out_once("msg msg-assistant markdown md-warm-up", &html);
         }
         super::code_highlight::warm_up();
-        if let Some(renderer) = self.renderer() {
+        if let Some(renderer) = self.renderer(MathOptions::default()) {
             let text = WARM_UP.repeat(TIER_UP_BYTES / WARM_UP.len() + 1);
             super::browser::when_idle(move || self.tier_up(renderer, text, 0));
         }
@@ -194,8 +203,8 @@ impl MarkdownModule {
     }
 
     /// Safe HTML of `markdown`, in one go.
-    pub fn to_html(self, markdown: &str) -> Option<String> {
-        self.call(|e| e.to_html(markdown))
+    pub fn to_html(self, markdown: &str, math: MathOptions) -> Option<String> {
+        self.call(|e| e.to_html(markdown, math.enabled, math.single_dollar))
     }
 
     /// The words of `markdown` without markup.
@@ -204,8 +213,8 @@ impl MarkdownModule {
     }
 
     /// A streaming renderer for one message.
-    pub fn renderer(self) -> Option<Renderer> {
-        let inner = self.call(|e| e.renderer())?;
+    pub fn renderer(self, math: MathOptions) -> Option<Renderer> {
+        let inner = self.call(|e| e.renderer(math.enabled, math.single_dollar))?;
         Some(Renderer {
             module: self,
             inner,

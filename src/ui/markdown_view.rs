@@ -10,6 +10,7 @@
 //! [`RenderMode`](crate::render::RenderMode)) re-render the whole text into
 //! `innerHTML` on each update instead.
 
+use aria_markdown::MathOptions;
 use leptos::html::Div;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -20,6 +21,8 @@ use super::code_highlight::highlight_within;
 use super::copy_button::copy_and_confirm;
 use super::live_regions::Announcer;
 use super::markdown_module::{MarkdownModule, Renderer};
+use super::math_copy;
+use super::runtime::Runtime;
 use crate::render::highlight::{TailHighlight, TailPaint, TailStep};
 use crate::render::tail_append::Appended;
 
@@ -48,12 +51,25 @@ pub fn MarkdownView(
     let renderer = StoredValue::new_local(None::<Renderer>);
     let tail_state = StoredValue::new(TailHighlight::default());
     let naive = browser::render_mode().whole_bubble();
+    // The reader's math settings; a change renders the text from scratch.
+    let rt = use_context::<Runtime>();
+    let math = Memo::new(move |_| {
+        rt.map(|rt| {
+            rt.settings.with(|s| MathOptions {
+                enabled: s.math,
+                single_dollar: s.math_single_dollar,
+            })
+        })
+        .unwrap_or_default()
+    });
+    let rendered_with = StoredValue::new(MathOptions::default());
 
     Effect::new(move |_| {
         let (Some(stable), Some(tail)) = (stable.get(), tail.get()) else {
             return;
         };
         let live = live.get();
+        let math = math.get();
         let Some(module) = module.filter(|m| m.ready()) else {
             // Not loaded (yet): the text as it is, until the module is.
             renderer.set_value(None);
@@ -62,11 +78,15 @@ pub fn MarkdownView(
         };
         if naive {
             // `None`: the module just failed; this runs again for the text.
-            if let Some(html) = text.with(|t| module.to_html(t)) {
+            if let Some(html) = text.with(|t| module.to_html(t, math)) {
                 let _ = tail.class_list().remove_1(PLAIN);
                 tail.set_inner_html(&html);
             }
             return;
+        }
+        if rendered_with.get_value() != math {
+            renderer.set_value(None);
+            rendered_with.set_value(math);
         }
         if renderer.with_value(Option::is_none) {
             // A fresh renderer draws everything: drop the plain text.
@@ -74,7 +94,7 @@ pub fn MarkdownView(
             tail.set_text_content(None);
             let _ = tail.class_list().remove_1(PLAIN);
             tail_state.set_value(TailHighlight::default());
-            renderer.set_value(module.renderer());
+            renderer.set_value(module.renderer(math));
         }
         let rendered = text.with(|t| renderer.with_value(|r| r.as_ref().and_then(|r| r.update(t))));
         let Some((delta, count)) = rendered else {
@@ -106,7 +126,7 @@ pub fn MarkdownView(
 
     let say = use_context::<Announcer>();
     view! {
-        <div class="markdown" on:click=move |ev| on_click(ev, say)>
+        <div class="markdown" on:click=move |ev| on_click(ev, say) on:copy=math_copy::on_copy>
             <div class="md-stable" node_ref=stable></div>
             <div class="md-tail" node_ref=tail></div>
         </div>
@@ -205,17 +225,24 @@ fn highlight_chunks_from(stable: &web_sys::HtmlElement, first: usize) {
     }
 }
 
-/// The rendered HTML's buttons: image placeholders and code copy buttons.
+/// The rendered HTML's buttons: image placeholders, code and formula copy
+/// buttons.
 fn on_click(ev: web_sys::MouseEvent, say: Option<Announcer>) {
     let Some(button) = ev
         .target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .and_then(|e| e.closest("button.md-img, button.code-copy").ok().flatten())
+        .and_then(|e| {
+            e.closest("button.md-img, button.code-copy, button.math-copy")
+                .ok()
+                .flatten()
+        })
     else {
         return;
     };
     if button.class_list().contains("code-copy") {
         copy_code(button, say);
+    } else if button.class_list().contains("math-copy") {
+        math_copy::copy_formula(button, say);
     } else {
         load_image(button);
     }

@@ -20,6 +20,7 @@ mod live_regions;
 mod long_press;
 mod markdown_module;
 mod markdown_view;
+mod math_copy;
 mod notices;
 mod notifications;
 mod offline;

@@ -119,6 +119,17 @@ pub fn SettingsPanel(open: RwSignal<bool>) -> impl IntoView {
                         on:change=move |ev| { let v = event_target_checked(&ev); change(&|s| s.reasoning_auto_collapse = v) } />
                     "Reasoning: auto-collapse long blocks"
                 </label>
+                <label class="check">
+                    <input type="checkbox" name="math" prop:checked=move || s().math
+                        on:change=move |ev| { let v = event_target_checked(&ev); change(&|s| s.math = v) } />
+                    "Math: render formulas"
+                </label>
+                <label class="check">
+                    <input type="checkbox" name="math_single_dollar" prop:checked=move || s().math_single_dollar
+                        prop:disabled=move || !s().math
+                        on:change=move |ev| { let v = event_target_checked(&ev); change(&|s| s.math_single_dollar = v) } />
+                    "Single $ delimiters ($x$; prices stay text)"
+                </label>
             </fieldset>
 
             <fieldset>

@@ -36,8 +36,8 @@ Object.defineProperty(window, '__ariaMarkdown', {
   set: (e) => {
     exports = e && {
       ...e,
-      renderer() {
-        const r = e.renderer();
+      renderer(...settings) {
+        const r = e.renderer(...settings);
         const rec = { longest: 0, snapshots: 0, freed: false };
         window.__renderers.push(rec);
         return {

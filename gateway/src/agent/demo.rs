@@ -152,8 +152,12 @@ impl DemoAgent {
                 turn.pause(self.step * 10).await
             }
             Scenario::Flood(calls) => self.flood(turn, user_text, calls).await,
-            Scenario::Stream(kib) => {
-                let body = texts::stream_body(kib);
+            Scenario::Stream(kib) | Scenario::StreamMath(kib) => {
+                let body = if matches!(scenario, Scenario::StreamMath(_)) {
+                    texts::stream_math_body(kib)
+                } else {
+                    texts::stream_body(kib)
+                };
                 let count = (body.len() / 1024).max(MIN_SNAPSHOTS);
                 let reply = self.reply(user_text, body.clone(), None);
                 stream(turn, &body, count, BENCH_INTERVAL, reply).await

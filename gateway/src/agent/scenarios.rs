@@ -29,6 +29,8 @@ pub enum Scenario {
     Flood(u32),
     /// `/demo stream [KiB]`: an answer of about KiB kibibytes.
     Stream(u32),
+    /// `/demo stream-math [KiB]`: the same with about 3 formulas per KiB.
+    StreamMath(u32),
     Xss,
     /// A dangerous command that waits for the user's approval.
     Approval,
@@ -81,6 +83,10 @@ pub const CATALOG: &[(&str, &str)] = &[
         "an answer of KiB size streamed every 10 ms (default 100)",
     ),
     (
+        "/demo stream-math [KiB]",
+        "the same with an inline formula per block, display math every fiftieth",
+    ),
+    (
         "/demo xss",
         "XSS vectors in the answer, reasoning, commentary, tool card and auto title",
     ),
@@ -123,6 +129,9 @@ impl Scenario {
             ),
             "stream" => {
                 Scenario::Stream(count.unwrap_or(DEFAULT_STREAM_KIB).clamp(1, MAX_STREAM_KIB))
+            }
+            "stream-math" => {
+                Scenario::StreamMath(count.unwrap_or(DEFAULT_STREAM_KIB).clamp(1, MAX_STREAM_KIB))
             }
             "xss" => Scenario::Xss,
             "approval" => Scenario::Approval,
@@ -173,6 +182,10 @@ mod tests {
         );
         assert_eq!(Scenario::parse("/demo stream"), Scenario::Stream(100));
         assert_eq!(Scenario::parse("/demo stream x"), Scenario::Stream(100));
+        assert_eq!(
+            Scenario::parse("/demo stream-math"),
+            Scenario::StreamMath(100)
+        );
         assert_eq!(
             Scenario::parse("/demo stream 5000"),
             Scenario::Stream(MAX_STREAM_KIB)

@@ -215,20 +215,44 @@ socket.onopen = () => socket.send(JSON.stringify({{ type: \"hello\", device_id: 
 
 /// `/demo stream KiB`: markdown of about `kib` KiB, in whole blocks.
 pub fn stream_body(kib: u32) -> String {
+    stream_blocks(kib, "Streaming benchmark", "")
+}
+
+/// `/demo stream-math KiB`: the same blocks, each paragraph with an inline
+/// formula and every fiftieth block with a display one: about 300 formulas in
+/// 100 KiB, as a math-heavy answer has.
+pub fn stream_math_body(kib: u32) -> String {
+    stream_blocks(
+        kib,
+        "Streaming benchmark with math",
+        " \\(a_{n} = \\frac{x^2 + 1}{2}\\)",
+    )
+}
+
+/// Numbered blocks (a heading, a paragraph with `formula` in it, a list,
+/// a code block) up to `kib` KiB; with a formula, every fiftieth block also
+/// has display math.
+fn stream_blocks(kib: u32, title: &str, formula: &str) -> String {
     let target = usize::try_from(kib)
         .unwrap_or(usize::MAX)
         .saturating_mul(1024);
-    let mut body = format!("# Streaming benchmark ({kib} KiB)\n\n");
+    let mut body = format!("# {title} ({kib} KiB)\n\n");
     let mut block = 1;
     while body.len() < target {
         // Writing to a String cannot fail.
         let _ = write!(
             body,
-            "### Block {block}\n\nLorem ipsum dolor sit amet, **consectetur** adipiscing elit, sed do \
+            "### Block {block}\n\nLorem ipsum dolor sit amet, **consectetur** adipiscing elit,{formula} sed do \
              eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, \
              quis nostrud exercitation ullamco laboris.\n\n- item `{block}.1`\n- item `{block}.2`\n\n\
              ```text\nblock {block}: the quick brown fox jumps over the lazy dog\n```\n\n"
         );
+        if !formula.is_empty() && block % 50 == 0 {
+            let _ = write!(
+                body,
+                "$$\n\\sum_{{k=1}}^{{{block}}} k^2 = \\frac{{n(n+1)(2n+1)}}{{6}}\n$$\n\n"
+            );
+        }
         block += 1;
     }
     body
@@ -334,6 +358,10 @@ mod tests {
         assert!((20 * 1024..40 * 1024).contains(&long.len()));
         let body = stream_body(10);
         assert!((10 * 1024..11 * 1024).contains(&body.len()));
+        let math = stream_math_body(100);
+        assert!((100 * 1024..101 * 1024).contains(&math.len()));
+        let formulas = math.matches("\\(").count() + math.matches("$$").count() / 2;
+        assert!((280..=320).contains(&formulas), "{formulas}");
     }
 
     #[test]

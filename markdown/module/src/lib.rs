@@ -3,13 +3,21 @@
 //! export takes and returns plain strings and numbers: the two wasm
 //! modules share no memory, only JS values.
 
-use aria_markdown::IncrementalMarkdown;
+use aria_markdown::{IncrementalMarkdown, MathOptions};
 use wasm_bindgen::prelude::*;
 
-/// Markdown → safe HTML in one go (the benchmark's naive baselines).
+/// Markdown → safe HTML in one go (the benchmark's naive baselines), with
+/// the reader's math settings.
 #[wasm_bindgen(js_name = toHtml)]
-pub fn to_html(markdown: &str) -> String {
-    aria_markdown::to_html(markdown)
+pub fn to_html(markdown: &str, math: bool, single_dollar: bool) -> String {
+    aria_markdown::to_html_with(markdown, math_options(math, single_dollar))
+}
+
+fn math_options(enabled: bool, single_dollar: bool) -> MathOptions {
+    MathOptions {
+        enabled,
+        single_dollar,
+    }
 }
 
 /// Markdown → its words without markup (screen-reader announcements).
@@ -28,11 +36,11 @@ pub struct Renderer {
     text: String,
 }
 
-/// A renderer for a new message.
+/// A renderer for a new message, with the reader's math settings.
 #[wasm_bindgen]
-pub fn renderer() -> Renderer {
+pub fn renderer(math: bool, single_dollar: bool) -> Renderer {
     Renderer {
-        markdown: IncrementalMarkdown::new(),
+        markdown: IncrementalMarkdown::with_math(math_options(math, single_dollar)),
         text: String::new(),
     }
 }

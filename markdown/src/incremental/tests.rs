@@ -1,4 +1,5 @@
 use super::*;
+use crate::render::to_html;
 
 /// What a UI holding one node per stable block plus a tail node would show.
 #[derive(Default)]

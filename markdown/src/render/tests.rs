@@ -475,6 +475,7 @@ fn text_is_escaped() {
 #[cfg(not(target_arch = "wasm32"))]
 mod props {
     use super::*;
+    use crate::math::tests::unsafe_reason_allowing_math as unsafe_reason;
     use proptest::prelude::*;
 
     proptest! {
@@ -494,6 +495,9 @@ mod props {
                     Just("```"), Just("<script>"), Just("<img src=x onerror=y>"),
                     Just("\""), Just("'"), Just(" "), Just(":"), Just("- "), Just("> "),
                     Just("| a |"), Just("|---|"), Just("[r]: "), Just("*"), Just("\u{1}"),
+                    Just("$"), Just("$$"), Just("\\("), Just("\\)"), Just("\\["),
+                    Just("\\]"), Just("\\href{javascript:x}{y}"), Just("^"), Just("_"),
+                    Just("{"), Just("}"), Just("\\frac"), Just("x"), Just("5"),
                 ],
                 0..40,
             )
