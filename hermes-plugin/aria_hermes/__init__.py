@@ -7,6 +7,8 @@ and enabled with ``plugins.enabled: [aria]`` (see docs/hermes-link.md).
 
 from __future__ import annotations
 
+import os
+
 from .hooks import PLATFORM, Hooks
 
 HOOKS = Hooks()
@@ -20,6 +22,10 @@ def _adapter(config):
 
 def register(ctx) -> None:
     """Hermes's plugin entry point."""
+    # Without a home channel Hermes answers a thread's first message with a
+    # "/sethome" notice. aria threads are not delivery targets (cron and
+    # cross-platform messages have no turn to land in), so none is named.
+    os.environ.setdefault("ARIA_HOME_CHANNEL", "none")
     ctx.register_platform(
         name=PLATFORM,
         label="aria",

@@ -80,7 +80,7 @@ class AriaAdapter(BasePlatformAdapter):
     async def connect(self, *, is_reconnect: bool = False) -> bool:
         try:
             address, secret = link_settings(self.config)
-            self._link = LinkClient(address, secret, self.on_link_message)
+            self._link = LinkClient(address, secret, self.on_link_message, self._started)
         except LinkError as exc:
             self._set_fatal_error("aria_link", str(exc), retryable=False)
             logger.error("[aria] %s", exc)
@@ -91,6 +91,18 @@ class AriaAdapter(BasePlatformAdapter):
         self._hooks.attach(lambda event: loop.call_soon_threadsafe(self._emit, event))
         self._mark_connected()
         return True
+
+    async def _started(self) -> None:
+        """Waits until Hermes's gateway takes messages: while it starts up
+        (restoring interrupted sessions) it queues them and reports them
+        processed at once, which would end a turn before it ran."""
+        while True:
+            runner = getattr(self._message_handler, "__self__", None)
+            if self._message_handler is not None and not getattr(
+                runner, "_startup_restore_in_progress", False
+            ):
+                return
+            await asyncio.sleep(0.1)
 
     async def disconnect(self) -> None:
         self._hooks.attach(None)

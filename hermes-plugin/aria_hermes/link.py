@@ -48,15 +48,17 @@ def parse_address(address: str) -> tuple[str, int]:
 
 
 Handler = Callable[[dict], Awaitable[None]]
+Ready = Callable[[], Awaitable[None]]
 
 
 class LinkClient:
-    def __init__(self, address: str, secret: str, on_message: Handler) -> None:
+    def __init__(self, address: str, secret: str, on_message: Handler, ready: Ready) -> None:
         self._host, self._port = parse_address(address)
         if len(secret) < 16:
             raise LinkError("the aria link secret is shorter than 16 characters")
         self._secret = secret
         self._on_message = on_message
+        self._ready = ready
         self._queue: Optional[asyncio.Queue] = None
         self._task: Optional[asyncio.Task] = None
         self.connected = asyncio.Event()
@@ -84,6 +86,7 @@ class LinkClient:
             logger.warning("[aria] link queue full, dropping %s", event.get("type"))
 
     async def _run(self) -> None:
+        await self._ready()
         attempt = 0
         while True:
             try:

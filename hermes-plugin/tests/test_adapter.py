@@ -60,6 +60,12 @@ async def linked(tmp_path, secret=SECRET):
         extra={"link_address": f"127.0.0.1:{port}", "link_secret_file": str(secret_file)},
     )
     adapter = AriaAdapter(config, Hooks())
+
+    async def runner_handler(event):
+        return None
+
+    # Hermes's runner sets its handler before connecting its adapters.
+    adapter.set_message_handler(runner_handler)
     assert await adapter.connect()
     if secret == SECRET:
         await asyncio.wait_for(adapter._link.connected.wait(), 5)
