@@ -13,7 +13,6 @@ import asyncio
 import logging
 import os
 import uuid
-from pathlib import Path
 from typing import Any, Dict, Optional
 
 from gateway.config import Platform, PlatformConfig
@@ -38,8 +37,8 @@ MAX_INPUT_CHARS = 1024 * 1024
 
 
 def link_settings(config: PlatformConfig) -> tuple[str, str]:
-    """The link's address and secret, from the platform's `extra` settings
-    or the environment; `LinkError` says what is missing."""
+    """The link's address and secret file, from the platform's `extra`
+    settings or the environment; `LinkError` says what is missing."""
     extra = config.extra or {}
     address = str(extra.get("link_address") or os.getenv(ADDRESS_ENV) or "")
     secret_file = str(extra.get("link_secret_file") or os.getenv(SECRET_FILE_ENV) or "")
@@ -48,11 +47,7 @@ def link_settings(config: PlatformConfig) -> tuple[str, str]:
             f"set platforms.aria.extra.link_address and link_secret_file "
             f"(or {ADDRESS_ENV} and {SECRET_FILE_ENV})"
         )
-    try:
-        secret = Path(secret_file).read_text(encoding="utf-8").strip()
-    except OSError as exc:
-        raise LinkError(f"cannot read the aria link secret {secret_file}: {exc}") from exc
-    return address, secret
+    return address, secret_file
 
 
 class AriaAdapter(BasePlatformAdapter):
@@ -79,8 +74,8 @@ class AriaAdapter(BasePlatformAdapter):
 
     async def connect(self, *, is_reconnect: bool = False) -> bool:
         try:
-            address, secret = link_settings(self.config)
-            self._link = LinkClient(address, secret, self.on_link_message, self._started)
+            address, secret_file = link_settings(self.config)
+            self._link = LinkClient(address, secret_file, self.on_link_message, self._started)
         except LinkError as exc:
             self._set_fatal_error("aria_link", str(exc), retryable=False)
             logger.error("[aria] %s", exc)

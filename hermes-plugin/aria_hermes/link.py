@@ -12,6 +12,7 @@ import asyncio
 import ipaddress
 import json
 import logging
+from pathlib import Path
 from typing import Awaitable, Callable, Optional
 
 logger = logging.getLogger(__name__)
@@ -52,11 +53,11 @@ Ready = Callable[[], Awaitable[None]]
 
 
 class LinkClient:
-    def __init__(self, address: str, secret: str, on_message: Handler, ready: Ready) -> None:
+    def __init__(self, address: str, secret_file: str, on_message: Handler, ready: Ready) -> None:
         self._host, self._port = parse_address(address)
-        if len(secret) < 16:
-            raise LinkError("the aria link secret is shorter than 16 characters")
-        self._secret = secret
+        # Read at each attempt: the gateway makes it on its first start,
+        # which may come after Hermes's.
+        self._secret_file = Path(secret_file)
         self._on_message = on_message
         self._ready = ready
         self._queue: Optional[asyncio.Queue] = None
@@ -101,11 +102,12 @@ class LinkClient:
             attempt += 1
 
     async def _session(self) -> None:
+        secret = self._read_secret()
         reader, writer = await asyncio.open_connection(
             self._host, self._port, limit=MAX_LINE_BYTES
         )
         try:
-            hello = {"type": "hello", "version": VERSION, "secret": self._secret}
+            hello = {"type": "hello", "version": VERSION, "secret": secret}
             writer.write(json.dumps(hello).encode() + b"\n")
             await writer.drain()
             line = await asyncio.wait_for(reader.readline(), HANDSHAKE_TIMEOUT)
@@ -123,6 +125,15 @@ class LinkClient:
         finally:
             self.connected.clear()
             writer.close()
+
+    def _read_secret(self) -> str:
+        try:
+            secret = self._secret_file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConnectionError(f"cannot read the link secret: {exc}") from exc
+        if len(secret) < 16:
+            raise ConnectionError(f"the link secret in {self._secret_file} is too short")
+        return secret
 
     async def _send_all(self, writer: asyncio.StreamWriter, queue: asyncio.Queue) -> None:
         while True:

@@ -167,3 +167,41 @@ def test_cancel_sends_hermes_stop_and_drops_late_events(tmp_path):
         await adapter.disconnect()
 
     asyncio.run(scenario())
+
+
+def test_the_secret_may_appear_after_hermes_starts(tmp_path):
+    async def scenario():
+        gateway = FakeGateway()
+        port = await gateway.start()
+        secret_file = tmp_path / "later.secret"
+        config = PlatformConfig(
+            enabled=True,
+            extra={"link_address": f"127.0.0.1:{port}", "link_secret_file": str(secret_file)},
+        )
+        adapter = AriaAdapter(config, Hooks())
+
+        async def runner_handler(event):
+            return None
+
+        adapter.set_message_handler(runner_handler)
+        assert await adapter.connect()
+        await asyncio.sleep(0.5)
+        assert not adapter._link.connected.is_set()
+        secret_file.write_text(SECRET + "\n")
+        await asyncio.wait_for(adapter._link.connected.wait(), 10)
+        await adapter.disconnect()
+
+    asyncio.run(scenario())
+
+
+def test_a_non_loopback_address_is_a_fatal_setup_error(tmp_path):
+    async def scenario():
+        config = PlatformConfig(
+            enabled=True,
+            extra={"link_address": "192.168.1.5:8644", "link_secret_file": str(tmp_path / "s")},
+        )
+        adapter = AriaAdapter(config, Hooks())
+        assert not await adapter.connect()
+        assert "loopback" in adapter.fatal_error_message
+
+    asyncio.run(scenario())
