@@ -28,7 +28,8 @@ from . import mapping
 from .hooks import PLATFORM, Hooks
 from .link import LinkClient, LinkError
 
-logger = logging.getLogger(__name__)
+# Hermes routes `hermes_plugins.*` records to its gateway.log.
+logger = logging.getLogger("hermes_plugins.aria")
 
 ADDRESS_ENV = "ARIA_LINK_ADDRESS"
 SECRET_FILE_ENV = "ARIA_LINK_SECRET_FILE"

@@ -7,14 +7,11 @@ its event loop. Calls of sessions that are not aria threads are ignored.
 
 from __future__ import annotations
 
-import logging
 import threading
 from typing import Any, Callable, Optional
 
 from . import mapping
 from .sessions import Sessions
-
-logger = logging.getLogger(__name__)
 
 PLATFORM = "aria"
 TODO_TOOL = "todo"

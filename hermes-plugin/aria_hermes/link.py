@@ -15,7 +15,8 @@ import logging
 from pathlib import Path
 from typing import Awaitable, Callable, Optional
 
-logger = logging.getLogger(__name__)
+# Hermes routes `hermes_plugins.*` records to its gateway.log.
+logger = logging.getLogger("hermes_plugins.aria")
 
 VERSION = 1
 # Longest line accepted from the gateway (its messages are small).
