@@ -273,6 +273,7 @@ impl Turn {
             emoji: call.emoji.clone(),
             preview: call.preview.clone(),
             args: call.args.clone(),
+            parent_index: None,
         }));
         self.tools.insert(
             index,
@@ -367,6 +368,7 @@ impl Turn {
                     duration: item.duration,
                     output_preview: item.output_preview,
                     output: item.output,
+                    parent_index: None,
                 }));
                 Ok(())
             })
