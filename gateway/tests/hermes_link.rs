@@ -319,3 +319,54 @@ async fn cancel_reaches_the_plugin() {
         .await;
     client.assert_quiet(Duration::from_millis(300)).await;
 }
+
+/// §14: the todo list arrives as `plan` frames, whole, and a sub-agent's
+/// calls carry the `parent_index` of the delegation they run under.
+#[tokio::test]
+async fn plans_and_nested_calls() {
+    let link = free_addr();
+    let gw = gateway(link).await;
+    let mut plugin = Plugin::linked(link, &secret(&gw)).await;
+    let mut client = gw.client().await;
+    let channel = client.create_channel("Plans").await;
+    client
+        .send_message(&channel, "plan and delegate", "k1")
+        .await;
+    let (chat, turn, _) = plugin.turn().await;
+    let item = |id: &str, status: &str| json!({"id": id, "text": format!("<i>step {id}</i>"), "status": status});
+    for event in [
+        json!({"type": "plan", "items": [item("1", "in_progress"), item("2", "pending")]}),
+        json!({"type": "tool.start", "call_id": "s/d", "name": "delegate_task",
+               "args": {"goal": "read"}, "preview": "read"}),
+        json!({"type": "tool.start", "call_id": "child/r", "parent_call_id": "s/d",
+               "name": "read_file", "args": {"path": "a.txt"}}),
+        json!({"type": "tool.end", "call_id": "child/r", "name": "read_file", "ok": true,
+               "output": "hi"}),
+        json!({"type": "tool.end", "call_id": "s/d", "name": "delegate_task", "ok": true}),
+        json!({"type": "plan", "items": [item("1", "completed"), item("2", "blocked")]}),
+        json!({"type": "send", "message_id": "h1", "text": "Done."}),
+        json!({"type": "done", "outcome": "success"}),
+    ] {
+        let mut event = event;
+        event["chat_id"] = json!(chat);
+        event["turn_id"] = json!(turn);
+        plugin.send(event).await;
+    }
+    let frames = client.until_turn_ends().await;
+    assert!(of_type(&frames, "error").is_empty(), "{frames:#?}");
+    let plans = of_type(&frames, "plan");
+    assert_eq!(plans.len(), 2, "{frames:#?}");
+    assert_eq!(plans[0]["items"][0]["status"], "in_progress");
+    assert_eq!(plans[0]["items"][0]["text"], "<i>step 1</i>");
+    assert_eq!(plans[1]["items"][0]["status"], "completed");
+    // A status the protocol does not know is sent as `unknown`.
+    assert_eq!(plans[1]["items"][1]["status"], "unknown");
+    let starts = of_type(&frames, "tool.start");
+    let (delegation, child) = (starts[0], starts[1]);
+    assert!(delegation.get("parent_index").is_none(), "{delegation}");
+    assert_eq!(child["parent_index"], delegation["index"]);
+    let ends = of_type(&frames, "tool.end");
+    assert_eq!(ends[0]["index"], child["index"]);
+    assert_eq!(ends[0]["parent_index"], delegation["index"]);
+    assert!(ends[1].get("parent_index").is_none(), "{}", ends[1]);
+}

@@ -10,14 +10,16 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use aria_protocol::Choice;
+use aria_protocol::{Choice, PlanItem, PlanStatus};
 use serde_json::Value;
 
 use super::link::{Heard, Link, Registration};
-use super::wire::{Command, Event};
+use super::wire::{self, Command, Event};
 use crate::agent::turn::ToolHandle;
 use crate::agent::{ApprovalAsk, Reply, ToolCall, ToolOutcome, Turn, TurnError};
 
+/// Most tasks of a plan shown (Hermes's todo tool keeps at most 256).
+const MAX_PLAN_ITEMS: usize = 256;
 /// Hermes's default `approvals.timeout`, after which it denies by itself.
 const HERMES_APPROVAL_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -141,10 +143,14 @@ impl<'a> Answer<'a> {
                 name,
                 args,
                 preview,
-                parent_call_id: _,
+                parent_call_id,
             } => {
                 self.close().await?;
-                let tool = self.start_tool(name, args, preview)?;
+                // A sub-agent's call nests under its delegation's card.
+                let parent = parent_call_id.and_then(|p| self.tools.get(&p));
+                let tool = self
+                    .turn
+                    .tool_start_under(tool_call(name, args, preview), parent)?;
                 self.tools.insert(call_id, tool);
             }
             Event::ToolEnd {
@@ -157,9 +163,9 @@ impl<'a> Answer<'a> {
             } => {
                 let tool = match self.tools.remove(&call_id) {
                     Some(tool) => tool,
-                    None => {
-                        self.start_tool(name, Value::Object(Default::default()), String::new())?
-                    }
+                    None => self
+                        .turn
+                        .tool_start(tool_call(name, Value::Null, String::new()))?,
                 };
                 let outcome = ToolOutcome {
                     ok,
@@ -182,9 +188,9 @@ impl<'a> Answer<'a> {
                 self.approve(approval_id, command, description, &choices)
                     .await?
             }
-            // The gateway keeps the thread's typing on for the whole turn;
-            // plans are not frames of this gateway's protocol version yet.
-            Event::Typing | Event::Plan { .. } | Event::Done { .. } => {}
+            Event::Plan { items } => self.turn.plan(plan_items(items))?,
+            // The gateway keeps the thread's typing on for the whole turn.
+            Event::Typing | Event::Done { .. } => {}
         }
         Ok(())
     }
@@ -233,25 +239,6 @@ impl<'a> Answer<'a> {
             self.turn.commentary(&said.text).await?;
         }
         Ok(())
-    }
-
-    fn start_tool(
-        &mut self,
-        name: String,
-        args: Value,
-        preview: String,
-    ) -> Result<ToolHandle, Failure> {
-        let args = if args.is_object() {
-            args
-        } else {
-            Value::Object(Default::default())
-        };
-        Ok(self.turn.tool_start(ToolCall {
-            name,
-            emoji: None,
-            preview,
-            args,
-        })?)
     }
 
     async fn approve(
@@ -334,6 +321,34 @@ impl<'a> Answer<'a> {
             Err(e) => e,
         }
     }
+}
+
+fn tool_call(name: String, args: Value, preview: String) -> ToolCall {
+    ToolCall {
+        name,
+        emoji: None,
+        preview,
+        // §5: `args` is an object; anything else Hermes sent is dropped.
+        args: if args.is_object() {
+            args
+        } else {
+            Value::Object(Default::default())
+        },
+    }
+}
+
+/// The todo list as §14 plan items, at most [`MAX_PLAN_ITEMS`].
+fn plan_items(items: Vec<wire::PlanItem>) -> Vec<PlanItem> {
+    items
+        .into_iter()
+        .take(MAX_PLAN_ITEMS)
+        .map(|item| PlanItem {
+            id: item.id,
+            text: item.text,
+            status: serde_json::from_value(Value::String(item.status))
+                .unwrap_or(PlanStatus::Unknown),
+        })
+        .collect()
 }
 
 /// The choices Hermes offers that the protocol knows, `deny` always last.
