@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use aria_gateway::{serve, AgentKind, RunningServer};
 use serde_json::{json, Value};
-use support::fake_model::{FakeModel, COMMAND_ANSWER, TOOL_ANSWER};
+use support::fake_model::{FakeModel, COMMAND_ANSWER, PLAN_ANSWER, TOOL_ANSWER};
 use support::hermes::Hermes;
 use support::Client;
 use tokio_tungstenite::tungstenite::Message;
@@ -110,7 +110,8 @@ fn free_addr() -> SocketAddr {
 
 /// One Hermes for the whole story (it takes seconds to start): a terminal
 /// command's full args and output; the agent remembering its own tool
-/// call next turn; an approval denied; Stop mid-run; Hermes killed
+/// call next turn; the todo list as plans, kept across turns; an approval
+/// denied; Stop mid-run; Hermes killed
 /// mid-turn and back; a gateway restart survived by Hermes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn turns_through_real_hermes_over_the_link() {
@@ -221,7 +222,29 @@ async fn turns_through_real_hermes_over_the_link() {
         "no terminal result in {messages:#?}"
     );
 
-    // 4. A dangerous command asks with Hermes's choices; denied, it does
+    // 4. The todo tool's list arrives as a plan frame, whole; read back
+    //    next turn, it is still there (Hermes's session is the real one).
+    let todos = json!([
+        {"id": "1", "content": "Read the note", "status": "completed"},
+        {"id": "2", "content": "Summarize <it>", "status": "in_progress"},
+    ]);
+    let frames = turn(&mut client, &channel, &format!("[fake-todo] {todos}"), "p1").await;
+    assert_eq!(answer(&frames), PLAN_ANSWER, "{}", hermes.log());
+    let expected = json!([
+        {"id": "1", "text": "Read the note", "status": "completed"},
+        {"id": "2", "text": "Summarize <it>", "status": "in_progress"},
+    ]);
+    let plans = of_type(&frames, "plan");
+    assert_eq!(plans.len(), 1, "{frames:#?}");
+    assert_eq!(plans[0]["items"], expected);
+    let frames = turn(&mut client, &channel, "[fake-todo]", "p2").await;
+    assert_eq!(
+        of_type(&frames, "plan")[0]["items"],
+        expected,
+        "{frames:#?}"
+    );
+
+    // 5. A dangerous command asks with Hermes's choices; denied, it does
     //    not run.
     let victim = hermes.workdir().join("victim");
     std::fs::create_dir_all(&victim).expect("make the victim");
@@ -245,7 +268,7 @@ async fn turns_through_real_hermes_over_the_link() {
     assert_eq!(of_type(&frames, "approval.resolved")[0]["choice"], "deny");
     assert_eq!(of_type(&frames, "tool.end")[0]["ok"], false, "{frames:#?}");
 
-    // 5. Stop while a command runs ends the turn at once; the thread goes on.
+    // 6. Stop while a command runs ends the turn at once; the thread goes on.
     client
         .send_message(&channel, "[fake-terminal] sleep 4", "h3")
         .await;
@@ -259,7 +282,7 @@ async fn turns_through_real_hermes_over_the_link() {
     let frames = turn(&mut client, &channel, "Read it again.", "h4").await;
     assert_eq!(answer(&frames), TOOL_ANSWER, "{}", hermes.log());
 
-    // 6. Hermes killed mid-turn: a clear failure at once; once Hermes is
+    // 7. Hermes killed mid-turn: a clear failure at once; once Hermes is
     //    back the thread answers again, its session intact.
     client
         .send_message(&channel, "[fake-terminal] sleep 5", "h5")
@@ -279,7 +302,7 @@ async fn turns_through_real_hermes_over_the_link() {
     let remembered = model.completions()[before].to_string();
     assert!(remembered.contains("hello-from-terminal"), "{remembered}");
 
-    // 7. A gateway restart is survived by Hermes: the plugin links again.
+    // 8. A gateway restart is survived by Hermes: the plugin links again.
     let links = hermes.links();
     gw.shutdown().await.expect("shutdown");
     wait_until_free(link).await;

@@ -51,6 +51,18 @@ def link_settings(config: PlatformConfig) -> tuple[str, str]:
     return address, secret_file
 
 
+def _streaming_cursor() -> str:
+    """The cursor Hermes's stream consumer appends while a reply streams."""
+    try:
+        from gateway.config import load_gateway_config
+
+        return load_gateway_config().streaming.cursor or ""
+    except Exception:  # no readable config: Hermes uses its default
+        from gateway.config import DEFAULT_STREAMING_CURSOR
+
+        return DEFAULT_STREAMING_CURSOR
+
+
 class AriaAdapter(BasePlatformAdapter):
     # aria renders markdown and code blocks itself.
     supports_code_blocks = True
@@ -62,8 +74,14 @@ class AriaAdapter(BasePlatformAdapter):
         # The gateway's turn each chat is answering; events carry it so a
         # late event of a stopped turn never lands in the next one.
         self._turns: Dict[str, str] = {}
+        # The gateway's messages being processed: event id -> turn. Only
+        # their completion ends a turn (Hermes also runs turns of its own,
+        # e.g. resuming a session a restart interrupted).
+        self._inbound: Dict[str, str] = {}
         # Approval requests waiting for an answer: id -> (chat, session key).
         self._approvals: Dict[str, tuple[str, str]] = {}
+        # The stream consumer's cursor, which an unfinished snapshot ends with.
+        self._cursor = _streaming_cursor()
 
     @property
     def authorization_is_upstream(self) -> bool:
@@ -125,7 +143,7 @@ class AriaAdapter(BasePlatformAdapter):
         metadata: Optional[Dict[str, Any]] = None,
     ) -> SendResult:
         message_id = f"h-{uuid.uuid4().hex[:16]}"
-        reasoning, text = mapping.split_reasoning(content or "")
+        reasoning, text = mapping.split_reasoning(mapping.strip_cursor(content or "", self._cursor))
         self._emit(
             {
                 "type": "send",
@@ -142,7 +160,7 @@ class AriaAdapter(BasePlatformAdapter):
     async def edit_message(
         self, chat_id: str, message_id: str, content: str, *, finalize: bool = False
     ) -> SendResult:
-        reasoning, text = mapping.split_reasoning(content or "")
+        reasoning, text = mapping.split_reasoning(mapping.strip_cursor(content or "", self._cursor))
         self._emit(
             {
                 "type": "edit",
@@ -186,7 +204,10 @@ class AriaAdapter(BasePlatformAdapter):
         return SendResult(success=True, message_id=approval_id)
 
     async def on_processing_complete(self, event: MessageEvent, outcome: ProcessingOutcome) -> None:
+        turn_id = self._inbound.pop(event.message_id or "", None)
         chat_id = event.source.chat_id if event.source else ""
+        if turn_id is None or self._turns.get(chat_id) != turn_id:
+            return
         self._emit(
             {
                 "type": "done",
@@ -232,7 +253,9 @@ class AriaAdapter(BasePlatformAdapter):
         if not isinstance(text, str) or not isinstance(turn_id, str):
             return
         self._turns[chat_id] = turn_id
-        await self.handle_message(self._event(chat_id, text[:MAX_INPUT_CHARS]))
+        event = self._event(chat_id, text[:MAX_INPUT_CHARS])
+        self._inbound[event.message_id] = turn_id
+        await self.handle_message(event)
 
     async def _cancel(self, chat_id: str) -> None:
         """Stop, the way a user of Hermes's own platforms stops a run."""

@@ -47,6 +47,14 @@ def split_reasoning(text: str) -> tuple[Optional[str], str]:
     return reasoning, text[close + len(REASONING_CLOSE):]
 
 
+def strip_cursor(text: str, cursor: str) -> str:
+    """A snapshot without the streaming cursor Hermes appends to it (aria
+    shows its own)."""
+    if cursor and text.endswith(cursor):
+        return text[: -len(cursor)]
+    return text
+
+
 def cap_text(text: str, limit: int) -> tuple[str, bool]:
     """``text`` cut to ``limit`` characters, and whether it was cut."""
     if len(text) <= limit:

@@ -105,13 +105,19 @@ def test_streamed_bubble_then_final_edit_and_done(tmp_path):
         gateway.tell({"type": "turn", "chat_id": "c1", "turn_id": "t1", "text": "hi"})
         await asyncio.sleep(0.2)
         assert started[0].text == "hi" and started[0].source.chat_id == "c1"
-        sent = await adapter.send("c1", "Hel", metadata={"expect_edits": True})
+        # Hermes's own turn in the thread (resuming after a restart) ends
+        # no turn of the gateway's.
+        await adapter.on_processing_complete(adapter._event("c1", ""), ProcessingOutcome.SUCCESS)
+        await asyncio.sleep(0.2)
+        assert gateway.lines.empty()
+        sent = await adapter.send("c1", "Hel ▉", metadata={"expect_edits": True})
         await adapter.edit_message(
             "c1", sent.message_id,
             "💭 **Reasoning:**\n```\nwhy\n```\n\nHello", finalize=True,
         )
         first = await gateway.next("send")
         assert first["streaming"] is True and first["turn_id"] == "t1"
+        assert first["text"] == "Hel"
         edit = await gateway.next("edit")
         assert (edit["text"], edit["reasoning"], edit["final"]) == ("Hello", "why", True)
         await adapter.on_processing_complete(started[0], ProcessingOutcome.SUCCESS)
