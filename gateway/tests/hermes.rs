@@ -245,7 +245,7 @@ async fn turns_through_real_hermes_over_the_link() {
     );
 
     // 5. A dangerous command asks with Hermes's choices; denied, it does
-    //    not run.
+    //    not run; allowed once, it does.
     let victim = hermes.workdir().join("victim");
     std::fs::create_dir_all(&victim).expect("make the victim");
     let rm = format!("rm -rf {}", victim.display());
@@ -267,6 +267,26 @@ async fn turns_through_real_hermes_over_the_link() {
     assert!(victim.exists(), "a denied rm ran\n{}", hermes.log());
     assert_eq!(of_type(&frames, "approval.resolved")[0]["choice"], "deny");
     assert_eq!(of_type(&frames, "tool.end")[0]["ok"], false, "{frames:#?}");
+    // Allowed once, it runs: the answer reached Hermes (a lost answer would
+    // be denied by Hermes's own timeout instead).
+    client
+        .send_message(&channel, &format!("[fake-terminal] {rm}"), "a2")
+        .await;
+    let frames = frames_until(&mut client, |f| f["type"] == "approval.request").await;
+    let request = frames.last().expect("the request");
+    client
+        .send(json!({"type": "approval.respond", "channel_id": channel,
+                     "request_id": request["request_id"], "choice": "once"}))
+        .await;
+    let frames = rest_of_turn(&mut client).await;
+    assert!(
+        !victim.exists(),
+        "an allowed rm did not run\n{}",
+        hermes.log()
+    );
+    let ends = of_type(&frames, "tool.end");
+    assert_eq!(ends.len(), 1, "only the turn's own call: {frames:#?}");
+    assert_eq!(ends[0]["ok"], true, "{frames:#?}");
 
     // 6. Stop while a command runs ends the turn at once; the thread goes on.
     client

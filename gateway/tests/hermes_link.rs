@@ -370,3 +370,47 @@ async fn plans_and_nested_calls() {
     assert_eq!(ends[0]["parent_index"], delegation["index"]);
     assert!(ends[1].get("parent_index").is_none(), "{}", ends[1]);
 }
+
+/// An approval request of the plugin is §9's `approval.request`; the
+/// user's answer goes back to the plugin with the request's id.
+#[tokio::test]
+async fn an_approval_goes_to_the_user_and_back() {
+    let link = free_addr();
+    let gw = gateway(link).await;
+    let mut plugin = Plugin::linked(link, &secret(&gw)).await;
+    let mut client = gw.client().await;
+    let channel = client.create_channel("Ask").await;
+    client.send_message(&channel, "clean up", "k1").await;
+    let (chat, turn, _) = plugin.turn().await;
+    plugin
+        .send(json!({"type": "approval", "chat_id": chat, "turn_id": turn,
+                     "approval_id": "a-1", "command": "rm -rf build",
+                     "description": "recursive delete",
+                     "choices": ["once", "session", "always", "deny", "maybe"]}))
+        .await;
+    let request = client.recv_type("approval.request").await;
+    assert_eq!(request["command"], "rm -rf build");
+    assert_eq!(request["description"], "recursive delete");
+    assert_eq!(
+        request["choices"],
+        json!(["once", "session", "always", "deny"])
+    );
+    client
+        .send(json!({"type": "approval.respond", "channel_id": channel,
+                     "request_id": request["request_id"], "choice": "session"}))
+        .await;
+    let answer = plugin.recv().await;
+    assert_eq!(
+        answer,
+        json!({"type": "approve", "chat_id": chat, "approval_id": "a-1", "choice": "session"})
+    );
+    plugin
+        .send(json!({"type": "done", "chat_id": chat, "turn_id": turn, "outcome": "success"}))
+        .await;
+    let frames = client.until_turn_ends().await;
+    // Hermes said nothing after the approval: a clear failure, not a hang.
+    assert!(
+        failure_note(&frames).contains("without an answer"),
+        "{frames:#?}"
+    );
+}

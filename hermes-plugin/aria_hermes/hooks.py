@@ -66,6 +66,8 @@ class Hooks:
                 self._models[chat_id] = model
 
     def pre_tool_call(self, **kw: Any) -> None:
+        if _in_background_review():
+            return None
         session_id = str(kw.get("session_id") or "")
         chat_id = self._chat(session_id)
         if chat_id is None:
@@ -76,6 +78,8 @@ class Hooks:
         return None  # an observer: never blocks or asks
 
     def post_tool_call(self, **kw: Any) -> None:
+        if _in_background_review():
+            return
         session_id = str(kw.get("session_id") or "")
         chat_id = self._chat(session_id)
         if chat_id is None:
@@ -125,6 +129,18 @@ class Hooks:
             "args": capped,
             "preview": mapping.preview(name, capped),
         }
+
+
+def _in_background_review() -> bool:
+    """Whether this runs in Hermes's background review (memory and skill
+    upkeep after a turn), which shares the thread's session id but is no
+    part of the turn. Hermes 0.19.0 marks that thread, and only that one,
+    with a thread-local tool whitelist."""
+    try:
+        from hermes_cli.plugins import _thread_tool_whitelist
+    except ImportError:
+        return False
+    return getattr(_thread_tool_whitelist, "allowed", None) is not None
 
 
 def _call_key(session_id: Optional[str], call: str) -> str:

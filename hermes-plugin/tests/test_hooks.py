@@ -46,6 +46,20 @@ def test_calls_of_other_platforms_are_ignored():
     assert events == []
 
 
+def test_background_review_calls_are_not_the_turns():
+    from hermes_cli.plugins import clear_thread_tool_whitelist, set_thread_tool_whitelist
+
+    hooks, events = hooks_with_thread()
+    set_thread_tool_whitelist({"memory"})
+    try:
+        call(hooks, "s-main", "call_1", "read_file", {"path": "x"}, '{"error": "denied"}')
+    finally:
+        clear_thread_tool_whitelist()
+    assert events == []
+    call(hooks, "s-main", "call_2", "read_file", {"path": "x"}, '{"content": "x"}')
+    assert [e["type"] for e in events] == ["tool.start", "tool.end"]
+
+
 def test_an_end_without_a_start_still_gives_a_card():
     hooks, events = hooks_with_thread()
     hooks.post_tool_call(tool_name="terminal", args={"command": "rm -rf /"},
