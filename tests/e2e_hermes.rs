@@ -1,8 +1,10 @@
-//! Browser end-to-end tests through the real Hermes Agent 0.19.0 (a turn
-//! with a tool call; an approval denied, then allowed once): the reference
-//! gateway (`--agent hermes`) serving the real `dist/`, Hermes (from
-//! `scripts/hermes-setup`, in `tools/hermes-venv`) between the gateway and
-//! the scripted fake model of the gateway's tests, headless Chromium in
+//! Browser end-to-end tests through the real Hermes Agent 0.19.0: a turn
+//! with a tool call through Hermes's own gateway and the aria plugin
+//! (`--agent hermes`, over the Hermes link), and an approval denied, then
+//! allowed once, through its API server (`--agent hermes-api`). The
+//! reference gateway serves the real `dist/`, Hermes (from
+//! `scripts/hermes-setup`, in `tools/hermes-venv`) sits between the gateway
+//! and the scripted fake model of the gateway's tests, headless Chromium in
 //! front. No network.
 //!
 //! ```text
@@ -90,21 +92,32 @@ return {
 /// bubble and ends as the model's text, with Hermes named in the footer.
 #[test]
 fn a_hermes_turn_streams_an_answer_after_a_read_file_card() {
-    through_hermes(turn);
+    through_hermes(Route::Link, turn);
 }
 
 /// A `rm -rf` that Hermes flags waits for the user in the thread: denied,
 /// the files stay; allowed once, they are gone.
 #[test]
 fn a_hermes_approval_denied_keeps_the_files_and_allowed_once_removes_them() {
-    through_hermes(approvals);
+    through_hermes(Route::ApiServer, approvals);
+}
+
+/// How the gateway reaches Hermes.
+#[derive(Clone, Copy, PartialEq)]
+enum Route {
+    /// `--agent hermes`: the aria plugin in Hermes's gateway, over the link.
+    Link,
+    /// `--agent hermes-api`: Hermes's API server, the lesser path.
+    ApiServer,
 }
 
 /// Runs `body` with the options of a gateway whose agent is a real Hermes
 /// (its working directory holding the note) on the fake model; prints
 /// what the model got and Hermes's log if it fails.
-fn through_hermes<Fut>(body: impl FnOnce(GatewayOpts, PathBuf) -> Fut + Send + 'static)
-where
+fn through_hermes<Fut>(
+    route: Route,
+    body: impl FnOnce(GatewayOpts, PathBuf) -> Fut + Send + 'static,
+) where
     Fut: Future<Output = ()>,
 {
     if hermes::skip_requested() {
@@ -117,22 +130,47 @@ where
     let note = note.to_str().expect("utf-8 temp path").to_string();
     let model = FakeModel::start_with_note(&note);
     let started = Instant::now();
-    if let Err(e) = hermes.start(&model.base_url(), "fake-tool") {
-        panic!("{e}");
-    }
-    eprintln!("Hermes is up after {:?}", started.elapsed());
-
-    let opts = GatewayOpts {
-        extra_args: vec![
-            "--agent".into(),
-            "hermes".into(),
-            "--hermes-url".into(),
-            hermes.url(),
-            "--hermes-key".into(),
-            hermes.key().to_string(),
-        ],
-        ..GatewayOpts::default()
+    // The gateway's data dir: it makes the link's secret there, which the
+    // plugin reads (retrying until the gateway is up).
+    let data = hermes.workdir().with_file_name("gateway-data");
+    let opts = match route {
+        Route::Link => {
+            let link = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free port for the link");
+            let secret = data.join("hermes-link.secret");
+            if let Err(e) = hermes.spawn_linked(&model.base_url(), "fake-tool", link, &secret) {
+                panic!("{e}");
+            }
+            GatewayOpts {
+                data_dir: Some(data),
+                extra_args: vec![
+                    "--agent".into(),
+                    "hermes".into(),
+                    "--hermes-link".into(),
+                    link.to_string(),
+                ],
+                ..GatewayOpts::default()
+            }
+        }
+        Route::ApiServer => {
+            if let Err(e) = hermes.start(&model.base_url(), "fake-tool") {
+                panic!("{e}");
+            }
+            GatewayOpts {
+                extra_args: vec![
+                    "--agent".into(),
+                    "hermes-api".into(),
+                    "--hermes-url".into(),
+                    hermes.url(),
+                    "--hermes-key".into(),
+                    hermes.key().to_string(),
+                ],
+                ..GatewayOpts::default()
+            }
+        }
     };
+    eprintln!("Hermes started after {:?}", started.elapsed());
     let workdir = hermes.workdir();
     let outcome = run_catching(move || body(opts, workdir));
     if let Err(panic) = outcome {
@@ -216,13 +254,14 @@ async fn turn(opts: GatewayOpts, workdir: PathBuf) {
         ))
         .await;
     }
+    // Over the link the footer names the model Hermes called.
     if !r["model"]
         .as_str()
         .unwrap_or_default()
-        .contains("hermes-agent")
+        .contains("fake-tool")
     {
         b.fail(&format!(
-            "the answer's footer should name the model hermes-agent, got {}",
+            "the answer's footer should name the model fake-tool, got {}",
             r["model"]
         ))
         .await;

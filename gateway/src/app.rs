@@ -69,7 +69,7 @@ mod tests {
             ..Config::new()
         };
         let outbox = Arc::new(Outbox::new(Store::open(dir.path()).expect("store")));
-        let agent = crate::agent::build(&config);
+        let agent = crate::agent::build(&config).expect("demo agent");
         (App::new(&config, outbox, agent), dir)
     }
 

@@ -16,8 +16,13 @@ pub enum AgentKind {
     /// vLLM, hosted services).
     #[value(name = "openai")]
     OpenAi,
-    /// Hermes Agent through its built-in API server.
+    /// Hermes Agent's own gateway with the aria plugin (`hermes-plugin/`),
+    /// over the Hermes link.
     Hermes,
+    /// Hermes Agent through its API server's runs API: the lesser path,
+    /// for a Hermes on another host or one that cannot load the plugin.
+    #[value(name = "hermes-api")]
+    HermesApi,
 }
 
 /// Where the `openai` agent sends its requests.
@@ -35,12 +40,16 @@ pub struct OpenAiConfig {
     pub context_chars: usize,
 }
 
-/// Where the `hermes` agent finds Hermes Agent's API server.
+/// Where the `hermes` agents find Hermes Agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HermesConfig {
-    /// Base URL of the API server (Hermes's default `http://127.0.0.1:8642`).
+    /// `hermes`: the loopback address the gateway listens on for the
+    /// plugin (docs/hermes-link.md).
+    pub link: SocketAddr,
+    /// `hermes-api`: base URL of the API server (Hermes's default
+    /// `http://127.0.0.1:8642`).
     pub base_url: String,
-    /// Hermes's `API_SERVER_KEY`.
+    /// `hermes-api`: Hermes's `API_SERVER_KEY`.
     pub api_key: String,
 }
 
@@ -108,6 +117,8 @@ pub const DEFAULT_FRAME_BURST: u32 = 60;
 pub const DEFAULT_MAX_SOCKETS_PER_ADDRESS: usize = 100;
 /// Hermes's API server listens here unless told otherwise.
 pub const DEFAULT_HERMES_URL: &str = "http://127.0.0.1:8642";
+/// The gateway listens for the Hermes plugin here unless told otherwise.
+pub const DEFAULT_HERMES_LINK: &str = "127.0.0.1:8644";
 /// llama.cpp's `llama-server` default address.
 pub const DEFAULT_OPENAI_URL: &str = "http://127.0.0.1:8080/v1";
 
@@ -130,6 +141,7 @@ impl Config {
                 context_chars: DEFAULT_CONTEXT_CHARS,
             },
             hermes: HermesConfig {
+                link: SocketAddr::from(([127, 0, 0, 1], 8644)),
                 base_url: DEFAULT_HERMES_URL.to_string(),
                 api_key: String::new(),
             },
@@ -210,16 +222,19 @@ pub struct Cli {
     /// openai agent: most characters of the thread's logged messages sent as context.
     #[arg(long, default_value_t = DEFAULT_CONTEXT_CHARS, value_name = "N")]
     pub openai_context_chars: usize,
-    /// hermes agent: base URL of Hermes Agent's API server.
+    /// hermes agent: loopback address to listen on for the Hermes plugin.
+    #[arg(long, env = "ARIA_HERMES_LINK", default_value = DEFAULT_HERMES_LINK, value_name = "ADDR")]
+    pub hermes_link: SocketAddr,
+    /// hermes-api agent: base URL of Hermes Agent's API server.
     #[arg(long, env = "HERMES_API_URL", default_value = DEFAULT_HERMES_URL, value_name = "URL")]
     pub hermes_url: String,
-    /// hermes agent: the API server's key (Hermes's own `API_SERVER_KEY`).
+    /// hermes-api agent: the API server's key (Hermes's own `API_SERVER_KEY`).
     #[arg(
         long,
         env = "API_SERVER_KEY",
         hide_env_values = true,
         value_name = "KEY",
-        required_if_eq("agent", "hermes")
+        required_if_eq("agent", "hermes-api")
     )]
     pub hermes_key: Option<String>,
     /// openai and hermes agents: seconds without a byte from the server
@@ -266,6 +281,7 @@ impl From<Cli> for Config {
                 context_chars: cli.openai_context_chars,
             },
             hermes: HermesConfig {
+                link: cli.hermes_link,
                 base_url: cli.hermes_url,
                 api_key: cli.hermes_key.unwrap_or_default(),
             },
@@ -352,15 +368,28 @@ mod tests {
         let cli = Cli::try_parse_from([
             "aria-gateway",
             "--agent",
-            "hermes",
+            "hermes-api",
             "--hermes-key",
             "0123456789abcdef",
         ])
         .expect("valid flags");
         let config = Config::from(cli);
-        assert_eq!(config.agent, AgentKind::Hermes);
+        assert_eq!(config.agent, AgentKind::HermesApi);
         assert_eq!(config.hermes.base_url, DEFAULT_HERMES_URL);
         assert_eq!(config.hermes.api_key, "0123456789abcdef");
+        assert!(Cli::try_parse_from(["aria-gateway", "--agent", "hermes-api"]).is_err());
+
+        let cli = Cli::try_parse_from([
+            "aria-gateway",
+            "--agent",
+            "hermes",
+            "--hermes-link",
+            "127.0.0.1:9100",
+        ])
+        .expect("valid flags");
+        let config = Config::from(cli);
+        assert_eq!(config.agent, AgentKind::Hermes);
+        assert_eq!(config.hermes.link, SocketAddr::from(([127, 0, 0, 1], 9100)));
     }
 
     #[test]
@@ -377,5 +406,6 @@ mod tests {
             config.max_sockets_per_address,
             defaults.max_sockets_per_address
         );
+        assert_eq!(config.hermes, defaults.hermes);
     }
 }

@@ -168,6 +168,7 @@ mod tests {
             emoji: None,
             preview: "ls".into(),
             args: json!({"command": "ls"}),
+            parent_index: None,
         })
     }
 
@@ -182,6 +183,7 @@ mod tests {
             duration: 0.1,
             output_preview: String::new(),
             output: None,
+            parent_index: None,
         })
     }
 

@@ -51,6 +51,8 @@ pub enum ServeError {
     Policy(#[from] InvalidEntry),
     #[error("cannot open the outbox log in {dir}: {reason}")]
     Store { dir: PathBuf, reason: String },
+    #[error("cannot start the agent: {0}")]
+    Agent(String),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -119,7 +121,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, ServeError> {
         store.limit_size(bytes).map_err(store_error)?;
     }
     let outbox = Arc::new(Outbox::new(store));
-    let agent = crate::agent::build(&config);
+    let agent = crate::agent::build(&config).map_err(ServeError::Agent)?;
     let app = Arc::new(App::new(&config, outbox, agent));
 
     let bind_error = |source| ServeError::Bind {

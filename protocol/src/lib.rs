@@ -8,6 +8,7 @@
 mod approval;
 mod client;
 mod error_code;
+mod plan;
 mod preview;
 mod scan;
 mod search;
@@ -16,6 +17,7 @@ mod server;
 pub use approval::*;
 pub use client::*;
 pub use error_code::ErrorCode;
+pub use plan::{Plan, PlanItem, PlanStatus};
 pub use preview::{cut_at_word, thread_preview, PREVIEW_CHARS};
 pub use search::*;
 pub use server::*;

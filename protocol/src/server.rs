@@ -4,7 +4,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
 use crate::{
-    body, frame_type, unknown, ApprovalItem, ApprovalRequest, DecodeError, ErrorCode, Ping,
+    body, frame_type, unknown, ApprovalItem, ApprovalRequest, DecodeError, ErrorCode, Ping, Plan,
     SearchResults,
 };
 
@@ -57,6 +57,8 @@ pub enum ServerFrame {
     ApprovalResolved(InChannel<ApprovalItem>),
     #[serde(rename = "search.results")]
     SearchResults(SearchResults),
+    #[serde(rename = "plan")]
+    Plan(Plan),
     /// A frame type this side does not know: ignored (§1).
     #[serde(skip)]
     Unknown,
@@ -90,6 +92,7 @@ impl ServerFrame {
             "approval.request" => F::ApprovalRequest(body(text, &t)?),
             "approval.resolved" => F::ApprovalResolved(InChannel::decode(text, &t)?),
             "search.results" => F::SearchResults(body(text, &t)?),
+            "plan" => F::Plan(body(text, &t)?),
             _ => unknown(text, F::Unknown)?,
         })
     }
@@ -118,6 +121,7 @@ impl ServerFrame {
             F::History(f) => &f.channel_id,
             F::ApprovalRequest(f) => &f.channel_id,
             F::ApprovalResolved(f) => &f.channel_id,
+            F::Plan(f) => &f.channel_id,
             F::Error(f) => return f.channel_id.as_deref(),
             F::SearchResults(f) => return f.channel_id.as_deref(),
             F::Ready(_) | F::Pong(_) | F::ChannelList(_) | F::Unknown => return None,
@@ -331,6 +335,9 @@ pub struct ToolStart {
     pub preview: String,
     #[serde(default)]
     pub args: serde_json::Value,
+    /// §14: the `index` of the call (e.g. a delegation) this one runs under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_index: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -360,6 +367,9 @@ pub struct ToolEnd {
     pub output_preview: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// §14: the `index` of the call this one runs under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_index: Option<u32>,
 }
 
 /// A completed tool call as logged (history item `tool`).

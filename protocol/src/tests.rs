@@ -156,6 +156,7 @@ fn every_server_frame_round_trips() {
             emoji: Some("🛠️".into()),
             preview: "ls -la".into(),
             args: json!({"command": "ls -la"}),
+            parent_index: Some(3),
         }),
         ServerFrame::ToolProgress(ToolProgress {
             channel_id: c(),
@@ -174,6 +175,7 @@ fn every_server_frame_round_trips() {
             duration: 0.4,
             output_preview: "12 files".into(),
             output: Some("full".into()),
+            parent_index: None,
         }),
         ServerFrame::History(History {
             channel_id: c(),

@@ -52,7 +52,8 @@ impl Store {
             F::ApprovalRequest(r) => self.on_approval_request(r, now_ms),
             F::ApprovalResolved(r) => self.on_approval_resolved(&r.channel_id, r.item),
             F::SearchResults(r) => self.on_search_results(r),
-            F::Pong(_) | F::Unknown => Vec::new(),
+            // Plans (§14) are not shown by this client yet.
+            F::Pong(_) | F::Plan(_) | F::Unknown => Vec::new(),
         }
     }
 

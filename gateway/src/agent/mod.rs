@@ -4,11 +4,14 @@
 //! logs final items with their `seq`, broadcasts the frames and keeps the
 //! state needed to cancel the turn or show it to a device joining late. The
 //! built-in agent is the scripted [`demo::DemoAgent`]; the real back ends are
-//! [`openai::OpenAiAgent`] (any OpenAI-compatible server) and
-//! [`hermes::HermesAgent`] (Hermes Agent's runs API).
+//! [`openai::OpenAiAgent`] (any OpenAI-compatible server),
+//! [`hermes::HermesAgent`] (Hermes Agent's gateway with the aria plugin,
+//! over the Hermes link) and [`hermes_api::HermesAgent`] (Hermes Agent's
+//! runs API, the lesser path for a Hermes that cannot load the plugin).
 
 mod demo;
 mod hermes;
+mod hermes_api;
 mod hermes_events;
 mod hermes_sessions;
 mod hermes_transcript;
@@ -48,14 +51,16 @@ pub trait Agent: Send + Sync {
     fn title<'a>(&'a self, first_message: &'a str) -> AgentFuture<'a, Option<String>>;
 }
 
-/// The agent selected by `--agent`.
-pub fn build(config: &Config) -> Arc<dyn Agent> {
-    match config.agent {
+/// The agent selected by `--agent`; `Err` says why it cannot start (the
+/// Hermes link's port is taken). Must be called inside a Tokio runtime.
+pub fn build(config: &Config) -> Result<Arc<dyn Agent>, String> {
+    Ok(match config.agent {
         AgentKind::Demo => Arc::new(demo::DemoAgent::new(config.demo_delay)),
         AgentKind::OpenAi => Arc::new(openai::OpenAiAgent::new(
             config.openai.clone(),
             config.model_stall,
         )),
-        AgentKind::Hermes => Arc::new(hermes::HermesAgent::new(config)),
-    }
+        AgentKind::Hermes => Arc::new(hermes::HermesAgent::new(config)?),
+        AgentKind::HermesApi => Arc::new(hermes_api::HermesAgent::new(config)),
+    })
 }

@@ -1,6 +1,8 @@
 //! One running turn as the agent sees it: the calls that emit its frames.
 
 mod approval;
+mod nested;
+mod plan;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -8,8 +10,7 @@ use std::time::{Duration, Instant};
 
 use aria_protocol::{
     CommentaryItem, ErrorCode, ErrorFrame, HistoryItem, InChannel, MessageItem, MessageStart,
-    MessageStop, MessageUpdate, Role, ServerFrame, ToolEnd, ToolItem, ToolProgress, ToolStart,
-    Typing,
+    MessageStop, MessageUpdate, Role, ServerFrame, ToolEnd, ToolItem, ToolProgress, Typing,
 };
 use tokio::sync::watch;
 
@@ -87,6 +88,8 @@ pub struct ToolHandle(u32);
 struct RunningTool {
     call: ToolCall,
     started: Instant,
+    /// The index of the call this one runs under (§14).
+    parent: Option<u32>,
 }
 
 struct Bubble {
@@ -262,26 +265,7 @@ impl Turn {
 
     /// Announces a tool call (`tool.start`) with the next index of the turn.
     pub fn tool_start(&mut self, call: ToolCall) -> Result<ToolHandle, TurnError> {
-        self.check()?;
-        self.last_index += 1;
-        let index = self.last_index;
-        self.publish(ServerFrame::ToolStart(ToolStart {
-            channel_id: self.channel_id.clone(),
-            turn_id: Some(self.turn_id.clone()),
-            index,
-            name: call.name.clone(),
-            emoji: call.emoji.clone(),
-            preview: call.preview.clone(),
-            args: call.args.clone(),
-        }));
-        self.tools.insert(
-            index,
-            RunningTool {
-                call,
-                started: Instant::now(),
-            },
-        );
-        Ok(ToolHandle(index))
+        self.tool_start_under(call, None)
     }
 
     /// A progress note of a running tool (`tool.progress`), not logged.
@@ -367,6 +351,7 @@ impl Turn {
                     duration: item.duration,
                     output_preview: item.output_preview,
                     output: item.output,
+                    parent_index: running.parent,
                 }));
                 Ok(())
             })

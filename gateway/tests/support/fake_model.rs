@@ -16,6 +16,7 @@
 //! | `fake-disconnect` | two content pieces, then the connection drops mid-body |
 //! | `fake-stall` | "Thinking hard" in two pieces, then silence for an hour or until the client hangs up ([`FakeModel::hang_ups`]) |
 //! | `fake-terminal` | a `terminal` call of the command written after the tag (`[fake-terminal] ls -l`), usage; once the request's last message is the tool's result, [`COMMAND_ANSWER`] |
+//! | `fake-todo` | a `todo` call writing the JSON list after the tag (reading the list without one); after its result, [`PLAN_ANSWER`] |
 //!
 //! A request with `"stream": false` gets [`TITLE_ANSWER`] as one JSON
 //! completion, whatever the script. `GET /v1/models` lists the scripts;
@@ -46,6 +47,8 @@ pub const CHAT_REASONING: &str = "The user greets me; I answer briefly.";
 pub const TOOL_ANSWER: &str = "I read the note with read_file: it says hello.";
 /// The `fake-terminal` answer after the tool ran (or was refused).
 pub const COMMAND_ANSWER: &str = "The command is done.";
+/// The `fake-todo` answer after the todo list was written or read.
+pub const PLAN_ANSWER: &str = "The plan is up to date.";
 /// The answer to every non-streamed request (the gateway's title requests).
 pub const TITLE_ANSWER: &str = "\"Scripted title.\"";
 /// Tokens reported by every script's usage chunk.
@@ -224,6 +227,7 @@ async fn serve(mut stream: TcpStream, log: Arc<Mutex<Vec<Received>>>, settings: 
                 "fake-chat",
                 "fake-tool",
                 "fake-terminal",
+                "fake-todo",
                 "fake-401",
                 "fake-429",
                 "fake-500",
@@ -363,6 +367,12 @@ async fn complete(
         "fake-terminal" => {
             let args = json!({"command": tagged_rest(body).unwrap_or_default()});
             sse.tool_call(&call_id(body), "terminal", &args).await?
+        }
+        "fake-todo" if last_role(body) == Some("tool") => sse.answer(None, PLAN_ANSWER).await?,
+        "fake-todo" => {
+            let todos = serde_json::from_str::<Value>(&tagged_rest(body).unwrap_or_default());
+            let args = todos.map_or(json!({}), |todos| json!({"todos": todos}));
+            sse.tool_call(&call_id(body), "todo", &args).await?
         }
         "fake-disconnect" => {
             sse.delta(json!({"role": "assistant", "content": "Partial "}))

@@ -6,8 +6,12 @@
 //! let mut hermes = Hermes::new()?;                    // Err: not installed
 //! let note = hermes.workdir().join("note.txt");       // where its tools work
 //! let model = FakeModel::start_with_note(note.to_str().unwrap());
+//! // The aria plugin linked to a gateway (`--agent hermes`) listening on
+//! // `link` with the secret in `secret_file`:
+//! hermes.start_linked(&model.base_url(), "fake-tool", link, &secret_file)?;
+//! // Or its API server (`--agent hermes-api --hermes-url {hermes.url()}
+//! // --hermes-key {hermes.key()}`):
 //! hermes.start(&model.base_url(), "fake-tool")?;      // blocks ~2-5 s
-//! // aria-gateway --agent hermes --hermes-url {hermes.url()} --hermes-key {hermes.key()}
 //! ```
 //!
 //! Std only and blocking, so the root crate's browser tests can include it
@@ -103,41 +107,118 @@ impl Hermes {
     /// `model` of `model_base_url` (an OpenAI-compatible `/v1` URL) as its
     /// model; returns once `/health` answers.
     pub fn start(&mut self, model_base_url: &str, model: &str) -> Result<(), String> {
-        let home = self.dir.join("home");
-        // `context_length` spares Hermes looking the model up online, no
-        // tirith spares it downloading that scanner, and manual approvals
-        // ask the user about every flagged command (0.19.0's default,
-        // `smart`, first asks the model, which would see the requests).
-        let config = format!(
-            "model:\n  provider: custom\n  base_url: {model_base_url}\n  api_key: fake-key\n  \
-             default: {model}\n  context_length: 65536\nplatforms:\n  api_server:\n    enabled: true\n\
-             approvals:\n  mode: manual\nsecurity:\n  tirith_enabled: false\n"
-        );
-        std::fs::write(home.join("config.yaml"), config)
-            .map_err(|e| format!("cannot write Hermes's config: {e}"))?;
+        let platforms = "platforms:\n  api_server:\n    enabled: true\n";
         self.port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map_err(|e| format!("no free port: {e}"))?
             .port();
-        let log = std::fs::File::create(self.log_path())
+        self.spawn(&config_yaml(model_base_url, model, platforms))?;
+        self.wait_until_healthy()
+    }
+
+    /// Starts `hermes gateway run` with the aria plugin enabled and linked
+    /// to a gateway listening on `link` with the secret in `secret_file`
+    /// (as docs/hermes-link.md configures it); returns once the plugin says
+    /// it is linked.
+    pub fn start_linked(
+        &mut self,
+        model_base_url: &str,
+        model: &str,
+        link: SocketAddr,
+        secret_file: &Path,
+    ) -> Result<(), String> {
+        let linked_before = self.links();
+        self.spawn_linked(model_base_url, model, link, secret_file)?;
+        self.wait_linked(linked_before)
+    }
+
+    /// [`Hermes::start_linked`] without waiting for the link (the gateway
+    /// may not be up yet).
+    pub fn spawn_linked(
+        &mut self,
+        model_base_url: &str,
+        model: &str,
+        link: SocketAddr,
+        secret_file: &Path,
+    ) -> Result<(), String> {
+        let platforms = format!(
+            "plugins:\n  enabled: [aria]\nplatforms:\n  aria:\n    enabled: true\n    extra:\n      \
+             link_address: \"{link}\"\n      link_secret_file: \"{}\"\n\
+             display:\n  platforms:\n    aria:\n      streaming: true\n      \
+             show_reasoning: true\n      tool_progress: \"off\"\n      \
+             interim_assistant_messages: true\n",
+            secret_file.display()
+        );
+        self.spawn(&config_yaml(model_base_url, model, &platforms))
+    }
+
+    /// Waits until the plugin linked more often than `before` times.
+    pub fn wait_linked(&mut self, before: usize) -> Result<(), String> {
+        let started = Instant::now();
+        while self.links() <= before {
+            let exited = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten());
+            if exited.is_some() || started.elapsed() > START_TIMEOUT {
+                return Err(format!(
+                    "Hermes's aria plugin did not link (exit: {exited:?}); its log:\n{}",
+                    self.log()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Ok(())
+    }
+
+    /// How many times the plugin linked to a gateway, from Hermes's log.
+    pub fn links(&self) -> usize {
+        std::fs::read_to_string(self.dir.join("home/logs/gateway.log"))
+            .unwrap_or_default()
+            .matches("[aria] linked to the gateway")
+            .count()
+    }
+
+    /// Kills Hermes at once (SIGKILL), as a crash would.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    fn spawn(&mut self, config: &str) -> Result<(), String> {
+        let home = self.dir.join("home");
+        std::fs::write(home.join("config.yaml"), config)
+            .map_err(|e| format!("cannot write Hermes's config: {e}"))?;
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.log_path())
             .map_err(|e| format!("cannot create Hermes's log: {e}"))?;
         let log_err = log.try_clone().map_err(|e| e.to_string())?;
-        let child = Command::new(&self.bin)
+        let mut command = Command::new(&self.bin);
+        command
             .args(["gateway", "run"])
             .current_dir(self.workdir())
             .env("HERMES_HOME", &home)
             .env("HOME", &self.dir)
-            .env("TERMINAL_CWD", self.workdir())
-            .env("API_SERVER_KEY", &self.key)
-            .env("API_SERVER_HOST", "127.0.0.1")
-            .env("API_SERVER_PORT", self.port.to_string())
+            .env("TERMINAL_CWD", self.workdir());
+        // These variables turn Hermes's API server on: only when asked for.
+        if self.port != 0 {
+            command
+                .env("API_SERVER_KEY", &self.key)
+                .env("API_SERVER_HOST", "127.0.0.1")
+                .env("API_SERVER_PORT", self.port.to_string());
+        }
+        let child = command
             .stdin(Stdio::null())
             .stdout(log)
             .stderr(log_err)
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", self.bin.display()))?;
         self.child = Some(child);
-        self.wait_until_healthy()
+        Ok(())
     }
 
     fn wait_until_healthy(&mut self) -> Result<(), String> {
@@ -177,7 +258,10 @@ impl Hermes {
 
     /// Hermes's output so far, for failure messages.
     pub fn log(&self) -> String {
-        std::fs::read_to_string(self.log_path()).unwrap_or_default()
+        let output = std::fs::read_to_string(self.log_path()).unwrap_or_default();
+        let gateway_log =
+            std::fs::read_to_string(self.dir.join("home/logs/gateway.log")).unwrap_or_default();
+        format!("{output}\n== home/logs/gateway.log:\n{gateway_log}")
     }
 }
 
@@ -189,6 +273,19 @@ impl Drop for Hermes {
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Hermes's `config.yaml`: `model` of `model_base_url`, then `platforms`.
+/// `context_length` spares Hermes looking the model up online, no tirith
+/// spares it downloading that scanner, and manual approvals ask the user
+/// about every flagged command (0.19.0's default, `smart`, first asks the
+/// model, which would see the requests).
+fn config_yaml(model_base_url: &str, model: &str, platforms: &str) -> String {
+    format!(
+        "model:\n  provider: custom\n  base_url: {model_base_url}\n  api_key: fake-key\n  \
+         default: {model}\n  context_length: 65536\n{platforms}\
+         approvals:\n  mode: manual\nsecurity:\n  tirith_enabled: false\n"
+    )
 }
 
 /// Whether `GET /health` answers 200 on the port.

@@ -1,5 +1,6 @@
-//! The `hermes` agent: Hermes Agent (hermes-agent 0.19.0) through its API
-//! server's runs API.
+//! The `hermes-api` agent: Hermes Agent (hermes-agent 0.19.0) through its
+//! API server's runs API. The lesser path, for a Hermes on another host or
+//! one that cannot load the aria plugin (see the `hermes` agent).
 //!
 //! A turn is one run: `POST /v1/runs` with the new message as `input`, the
 //! thread's earlier messages as `conversation_history` (0.19.0 loads no

@@ -1,0 +1,279 @@
+"""The `aria` platform adapter: Hermes's gateway sees aria threads as chats.
+
+Each aria thread is one Hermes chat (``chat_id`` = the thread's id), so
+Hermes keeps one session per thread with its own transcript, tool calls
+and todo list. What Hermes sends is forwarded as link events; what the
+gateway asks (a user's message, Stop, an approval's answer) enters Hermes
+the way its own platforms' input does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from typing import Any, Dict, Optional
+
+from gateway.config import Platform, PlatformConfig
+from gateway.platforms.base import (
+    BasePlatformAdapter,
+    MessageEvent,
+    MessageType,
+    ProcessingOutcome,
+    SendResult,
+)
+
+from . import mapping
+from .hooks import PLATFORM, Hooks
+from .link import LinkClient, LinkError
+
+# Hermes routes `hermes_plugins.*` records to its gateway.log.
+logger = logging.getLogger("hermes_plugins.aria")
+
+ADDRESS_ENV = "ARIA_LINK_ADDRESS"
+SECRET_FILE_ENV = "ARIA_LINK_SECRET_FILE"
+# Longest user message accepted from the link (the gateway caps its own).
+MAX_INPUT_CHARS = 1024 * 1024
+
+
+def link_settings(config: PlatformConfig) -> tuple[str, str]:
+    """The link's address and secret file, from the platform's `extra`
+    settings or the environment; `LinkError` says what is missing."""
+    extra = config.extra or {}
+    address = str(extra.get("link_address") or os.getenv(ADDRESS_ENV) or "")
+    secret_file = str(extra.get("link_secret_file") or os.getenv(SECRET_FILE_ENV) or "")
+    if not address or not secret_file:
+        raise LinkError(
+            f"set platforms.aria.extra.link_address and link_secret_file "
+            f"(or {ADDRESS_ENV} and {SECRET_FILE_ENV})"
+        )
+    return address, secret_file
+
+
+def _streaming_cursor() -> str:
+    """The cursor Hermes's stream consumer appends while a reply streams."""
+    try:
+        from gateway.config import load_gateway_config
+
+        return load_gateway_config().streaming.cursor or ""
+    except Exception:  # no readable config: Hermes uses its default
+        from gateway.config import DEFAULT_STREAMING_CURSOR
+
+        return DEFAULT_STREAMING_CURSOR
+
+
+class AriaAdapter(BasePlatformAdapter):
+    # aria renders markdown and code blocks itself.
+    supports_code_blocks = True
+
+    def __init__(self, config: PlatformConfig, hooks: Hooks) -> None:
+        super().__init__(config, Platform(PLATFORM))
+        self._hooks = hooks
+        self._link: Optional[LinkClient] = None
+        # The gateway's turn each chat is answering; events carry it so a
+        # late event of a stopped turn never lands in the next one.
+        self._turns: Dict[str, str] = {}
+        # The gateway's messages being processed: event id -> turn. Only
+        # their completion ends a turn (Hermes also runs turns of its own,
+        # e.g. resuming a session a restart interrupted).
+        self._inbound: Dict[str, str] = {}
+        # Approval requests waiting for an answer: id -> (chat, session key).
+        self._approvals: Dict[str, tuple[str, str]] = {}
+        # The stream consumer's cursor, which an unfinished snapshot ends with.
+        self._cursor = _streaming_cursor()
+
+    @property
+    def authorization_is_upstream(self) -> bool:
+        # The aria gateway authenticates its users and the link is
+        # authenticated by its secret: there is no Hermes-side allowlist.
+        return True
+
+    # -- lifecycle ----------------------------------------------------------
+
+    async def connect(self, *, is_reconnect: bool = False) -> bool:
+        try:
+            address, secret_file = link_settings(self.config)
+            self._link = LinkClient(address, secret_file, self.on_link_message, self._started)
+        except LinkError as exc:
+            self._set_fatal_error("aria_link", str(exc), retryable=False)
+            logger.error("[aria] %s", exc)
+            return False
+        self._link.start()
+        loop = asyncio.get_running_loop()
+        # Hooks run in agent threads: their events join the loop's order.
+        self._hooks.attach(lambda event: loop.call_soon_threadsafe(self._emit, event))
+        self._mark_connected()
+        return True
+
+    async def _started(self) -> None:
+        """Waits until Hermes's gateway takes messages: while it starts up
+        (restoring interrupted sessions) it queues them and reports them
+        processed at once, which would end a turn before it ran."""
+        while True:
+            runner = getattr(self._message_handler, "__self__", None)
+            if self._message_handler is not None and not getattr(
+                runner, "_startup_restore_in_progress", False
+            ):
+                return
+            await asyncio.sleep(0.1)
+
+    async def disconnect(self) -> None:
+        self._hooks.attach(None)
+        if self._link is not None:
+            await self._link.stop()
+        self._mark_disconnected()
+
+    async def get_chat_info(self, chat_id: str) -> Dict[str, Any]:
+        return {"name": f"aria/{chat_id}", "type": "dm"}
+
+    # -- Hermes -> gateway ----------------------------------------------------
+
+    def _emit(self, event: dict) -> None:
+        chat_id = event.get("chat_id", "")
+        event["turn_id"] = self._turns.get(chat_id)
+        if self._link is not None:
+            self._link.emit(event)
+
+    async def send(
+        self,
+        chat_id: str,
+        content: str,
+        reply_to: Optional[str] = None,
+        metadata: Optional[Dict[str, Any]] = None,
+    ) -> SendResult:
+        message_id = f"h-{uuid.uuid4().hex[:16]}"
+        reasoning, text = mapping.split_reasoning(mapping.strip_cursor(content or "", self._cursor))
+        self._emit(
+            {
+                "type": "send",
+                "chat_id": chat_id,
+                "message_id": message_id,
+                "text": text,
+                "reasoning": reasoning,
+                # The stream consumer's first send of a bubble it will edit.
+                "streaming": bool(metadata and metadata.get("expect_edits")),
+            }
+        )
+        return SendResult(success=True, message_id=message_id)
+
+    async def edit_message(
+        self, chat_id: str, message_id: str, content: str, *, finalize: bool = False
+    ) -> SendResult:
+        reasoning, text = mapping.split_reasoning(mapping.strip_cursor(content or "", self._cursor))
+        self._emit(
+            {
+                "type": "edit",
+                "chat_id": chat_id,
+                "message_id": message_id,
+                "text": text,
+                "reasoning": reasoning,
+                "final": bool(finalize),
+            }
+        )
+        return SendResult(success=True, message_id=message_id)
+
+    async def send_typing(self, chat_id: str, metadata=None) -> None:
+        self._emit({"type": "typing", "chat_id": chat_id, "on": True})
+
+    async def stop_typing(self, chat_id: str) -> None:
+        self._emit({"type": "typing", "chat_id": chat_id, "on": False})
+
+    async def send_exec_approval(
+        self,
+        chat_id: str,
+        command: str,
+        session_key: str,
+        description: str = "dangerous command",
+        metadata: Optional[Dict[str, Any]] = None,
+        allow_permanent: bool = True,
+        smart_denied: bool = False,
+    ) -> SendResult:
+        approval_id = f"a-{uuid.uuid4().hex[:16]}"
+        self._approvals[approval_id] = (chat_id, session_key)
+        self._emit(
+            {
+                "type": "approval",
+                "chat_id": chat_id,
+                "approval_id": approval_id,
+                "command": command,
+                "description": description,
+                "choices": mapping.approval_choices(allow_permanent, smart_denied),
+            }
+        )
+        return SendResult(success=True, message_id=approval_id)
+
+    async def on_processing_complete(self, event: MessageEvent, outcome: ProcessingOutcome) -> None:
+        turn_id = self._inbound.pop(event.message_id or "", None)
+        chat_id = event.source.chat_id if event.source else ""
+        if turn_id is None or self._turns.get(chat_id) != turn_id:
+            return
+        self._emit(
+            {
+                "type": "done",
+                "chat_id": chat_id,
+                "outcome": outcome.value,
+                "model": self._hooks.model_of(chat_id),
+            }
+        )
+        self._turns.pop(chat_id, None)
+
+    # -- gateway -> Hermes ----------------------------------------------------
+
+    async def on_link_message(self, message: dict) -> None:
+        kind = message.get("type")
+        chat_id = message.get("chat_id")
+        if not isinstance(chat_id, str) or not chat_id:
+            return
+        if kind == "turn":
+            await self._start_turn(chat_id, message)
+        elif kind == "cancel":
+            await self._cancel(chat_id)
+        elif kind == "approve":
+            self._answer(chat_id, message)
+
+    def _event(self, chat_id: str, text: str) -> MessageEvent:
+        source = self.build_source(
+            chat_id=chat_id,
+            chat_name=f"aria thread {chat_id}",
+            chat_type="dm",
+            user_id="aria-user",
+            user_name="aria",
+        )
+        return MessageEvent(
+            text=text,
+            message_type=MessageType.TEXT,
+            source=source,
+            message_id=f"u-{uuid.uuid4().hex[:16]}",
+        )
+
+    async def _start_turn(self, chat_id: str, message: dict) -> None:
+        text = message.get("text")
+        turn_id = message.get("turn_id")
+        if not isinstance(text, str) or not isinstance(turn_id, str):
+            return
+        self._turns[chat_id] = turn_id
+        event = self._event(chat_id, text[:MAX_INPUT_CHARS])
+        self._inbound[event.message_id] = turn_id
+        await self.handle_message(event)
+
+    async def _cancel(self, chat_id: str) -> None:
+        """Stop, the way a user of Hermes's own platforms stops a run."""
+        self._turns.pop(chat_id, None)
+        for approval_id, (chat, _) in list(self._approvals.items()):
+            if chat == chat_id:
+                self._approvals.pop(approval_id, None)
+        await self.handle_message(self._event(chat_id, "/stop"))
+
+    def _answer(self, chat_id: str, message: dict) -> None:
+        """An approval's answer, resolved as Hermes's Telegram buttons do."""
+        approval_id = message.get("approval_id")
+        choice = message.get("choice")
+        waiting = self._approvals.get(approval_id) if isinstance(approval_id, str) else None
+        if waiting is None or waiting[0] != chat_id or choice not in mapping.APPROVAL_CHOICES:
+            return
+        del self._approvals[approval_id]
+        from tools.approval import resolve_gateway_approval
+
+        resolve_gateway_approval(waiting[1], choice)
+        self.resume_typing_for_chat(chat_id)
