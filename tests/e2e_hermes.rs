@@ -21,8 +21,12 @@
 #[allow(dead_code, unused_imports)]
 mod support;
 
+// The gateway's test helpers for a real Hermes and its scripted model
+// (this suite uses a part of them; the gateway's tests use all of them).
+#[allow(dead_code)]
 #[path = "../gateway/tests/support/fake_model.rs"]
 mod fake_model;
+#[allow(dead_code)]
 #[path = "../gateway/tests/support/hermes.rs"]
 mod hermes;
 

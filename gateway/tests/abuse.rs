@@ -3,14 +3,13 @@
 //! limited and answered, and a well-behaved device alongside keeps its
 //! round trips and its turns.
 
-mod support;
 
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
-use support::process::Process;
-use support::{hello, Client, Socket};
+use crate::support::process::Process;
+use crate::support::{hello, Client, Socket};
 use tokio::net::TcpSocket;
 use tokio_tungstenite::tungstenite::Message;
 

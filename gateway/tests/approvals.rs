@@ -2,12 +2,11 @@
 //! answers across devices, repeats and errors, re-send on join, timeouts,
 //! cancel, shutdown and the log.
 
-mod support;
 
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use support::{hello, open, types, Client, Gateway};
+use crate::support::{hello, open, types, Client, Gateway};
 
 /// A device with its own `device_id`.
 async fn device(gw: &Gateway, device_id: &str) -> Client {
@@ -381,7 +380,7 @@ async fn shutdown_resolves_pending_requests_as_cancelled() {
     );
     client.recv_close().await;
 
-    let server = aria_gateway::serve(support::config(dir.path(), 1))
+    let server = aria_gateway::serve(crate::support::config(dir.path(), 1))
         .await
         .expect("restart");
     let mut client = Client::connect(&server.ws_url(), None).await;

@@ -1,11 +1,10 @@
 //! `history.get {around}` (§6) over real WebSockets, and the echoes and
 //! `has_newer` of every `history` reply.
 
-mod support;
 
 use aria_gateway::{seed_channel, serve, SEEDED_CHANNEL};
 use serde_json::{json, Value};
-use support::{config, seqs, Client};
+use crate::support::{config, seqs, Client};
 
 fn range(a: u64, b: u64) -> Vec<u64> {
     (a..=b).collect()

@@ -4,12 +4,11 @@
 //! one clear sentence and exit code 1, and leave the file byte for byte as
 //! it was, so it can be recovered (never silently re-created).
 
-mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::process::{Process, Refusal};
-use support::Client;
+use crate::support::process::{Process, Refusal};
+use crate::support::Client;
 
 /// A data dir with a real log: three messages and their answers, written
 /// by a gateway that was then killed, the log checkpointed into the main

@@ -1,9 +1,8 @@
 //! Channels, auto-threading, history paging and persistence across restarts.
 
-mod support;
 
 use serde_json::{json, Value};
-use support::{config, seqs, Client, Gateway};
+use crate::support::{config, seqs, Client, Gateway};
 
 fn error_of(frame: &Value) -> (&str, Option<&str>) {
     assert_eq!(frame["type"], "error", "{frame}");

@@ -1,13 +1,12 @@
 //! Handshake, heartbeat, malformed and oversized frames, rate limit, origin
 //! check and static files, against a real gateway.
 
-mod support;
 
 use std::time::Duration;
 
 use futures_util::SinkExt;
 use serde_json::json;
-use support::{hello, http_get, open, Client, Gateway};
+use crate::support::{hello, http_get, open, Client, Gateway};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 

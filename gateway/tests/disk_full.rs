@@ -7,15 +7,14 @@
 //! again the same sends must be accepted without a restart.
 //! `ARIA_TEST_NO_MOUNT=1` takes the size-cap path even where mounting works.
 
-mod support;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{json, Value};
-use support::process::Process;
-use support::Client;
+use crate::support::process::Process;
+use crate::support::Client;
 
 /// A 60 KB text: a few messages fill megabytes.
 fn big_text(tag: &str) -> String {

@@ -3,7 +3,6 @@
 //! token, refused upgrades are logged with the offending value, and wrong
 //! `hello` tokens are throttled per client address.
 
-mod support;
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
@@ -13,7 +12,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::{hello, Client, Gateway};
+use crate::support::{hello, Client, Gateway};
 use tokio::net::TcpSocket;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
@@ -155,7 +154,7 @@ async fn generate_token_makes_one_token_prints_it_once_and_reuses_it() {
         "ready"
     );
     let mut wrong = Client {
-        ws: support::open(&url).await,
+        ws: crate::support::open(&url).await,
         ready: json!(null),
     };
     wrong.send(hello(Some("guess"))).await;

@@ -4,7 +4,6 @@
 //! streams tool-call deltas: no network. Without the venv the test fails,
 //! saying how to install it, unless `ARIA_SKIP_HERMES=1`.
 
-mod support;
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -12,16 +11,16 @@ use std::time::{Duration, Instant};
 
 use aria_gateway::{serve, AgentKind, RunningServer};
 use serde_json::{json, Value};
-use support::fake_model::{FakeModel, COMMAND_ANSWER, PLAN_ANSWER, TOOL_ANSWER};
-use support::hermes::Hermes;
-use support::Client;
+use crate::support::fake_model::{FakeModel, COMMAND_ANSWER, PLAN_ANSWER, TOOL_ANSWER};
+use crate::support::hermes::Hermes;
+use crate::support::Client;
 use tokio_tungstenite::tungstenite::Message;
 
 /// A cold Hermes takes several seconds over its first turn.
 const TURN_TIMEOUT: Duration = Duration::from_secs(90);
 
 async fn gateway(data_dir: &Path, link: SocketAddr) -> RunningServer {
-    let mut config = support::config(data_dir, 1);
+    let mut config = crate::support::config(data_dir, 1);
     config.agent = AgentKind::Hermes;
     config.hermes.link = link;
     config.model_stall = Duration::from_secs(60);
@@ -85,7 +84,7 @@ fn failure_note(frames: &[Value]) -> String {
 }
 
 fn hermes_or_skip() -> Option<Hermes> {
-    if support::hermes::skip_requested() {
+    if crate::support::hermes::skip_requested() {
         eprintln!("ARIA_SKIP_HERMES=1: skipping the test against Hermes Agent");
         return None;
     }

@@ -3,16 +3,15 @@
 //! no network. Without the venv the test fails, saying how to install it,
 //! unless `ARIA_SKIP_HERMES=1`.
 
-mod support;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use aria_gateway::{serve, AgentKind, Config, RunningServer};
 use serde_json::{json, Value};
-use support::fake_model::{FakeModel, COMMAND_ANSWER, TOOL_ANSWER};
-use support::hermes::Hermes;
-use support::{types, Client};
+use crate::support::fake_model::{FakeModel, COMMAND_ANSWER, TOOL_ANSWER};
+use crate::support::hermes::Hermes;
+use crate::support::{types, Client};
 use tokio_tungstenite::tungstenite::Message;
 
 /// A cold Hermes takes several seconds over its first turn (imports, tool
@@ -30,7 +29,7 @@ async fn gateway_with(
     key: &str,
     adjust: impl FnOnce(&mut Config),
 ) -> RunningServer {
-    let mut config: Config = support::config(data_dir, 1);
+    let mut config: Config = crate::support::config(data_dir, 1);
     config.agent = AgentKind::HermesApi;
     config.hermes.base_url = url.to_string();
     config.hermes.api_key = key.to_string();
@@ -154,7 +153,7 @@ fn pair(role: &str, content: &str) -> (String, String) {
 /// Hermes, or `None` when `ARIA_SKIP_HERMES=1`; panics with the install
 /// hint when it is missing.
 fn hermes_or_skip() -> Option<Hermes> {
-    if support::hermes::skip_requested() {
+    if crate::support::hermes::skip_requested() {
         eprintln!("ARIA_SKIP_HERMES=1: skipping the test against Hermes Agent");
         return None;
     }

@@ -3,14 +3,13 @@
 //! mapping of the plugin's events to frames, and bad input on the link.
 //! The real plugin in real Hermes is tested in `hermes.rs`.
 
-mod support;
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use aria_gateway::AgentKind;
 use serde_json::{json, Value};
-use support::{Client, Gateway};
+use crate::support::{Client, Gateway};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
@@ -125,7 +124,7 @@ async fn a_wrong_secret_is_refused() {
 #[tokio::test]
 async fn the_link_must_be_on_loopback() {
     let data = tempfile::tempdir().expect("temp dir");
-    let mut config = support::config(data.path(), 1);
+    let mut config = crate::support::config(data.path(), 1);
     config.agent = AgentKind::Hermes;
     config.hermes.link = "0.0.0.0:0".parse().expect("addr");
     let error = aria_gateway::serve(config)
@@ -174,7 +173,7 @@ async fn events_become_the_turns_frames() {
     }
     let frames = client.until_turn_ends().await;
     assert!(of_type(&frames, "error").is_empty(), "{frames:#?}");
-    let kinds = support::types(&frames);
+    let kinds = crate::support::types(&frames);
     let stops = of_type(&frames, "message.stop");
     assert_eq!(stops.len(), 2, "{kinds:?}");
     assert_eq!(stops[0]["final_text"], "Let me look.");

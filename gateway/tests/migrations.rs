@@ -5,14 +5,13 @@
 //! start with every thread, item and approval intact; one from a newer
 //! gateway is refused with a clear message and left byte for byte as it was.
 
-mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use rusqlite::Connection;
 use serde_json::{json, Value};
-use support::Client;
+use crate::support::Client;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/data-unversioned")
@@ -78,7 +77,7 @@ async fn an_unversioned_data_dir_is_migrated_with_everything_intact() {
         .collect();
     assert_eq!(approvals.len(), 1, "one answered approval in the fixture");
 
-    let server = aria_gateway::serve(support::config(dir.path(), 1))
+    let server = aria_gateway::serve(crate::support::config(dir.path(), 1))
         .await
         .expect("the gateway starts on the old data dir");
     let mut client = Client::connect(&server.ws_url(), None).await;

@@ -4,10 +4,9 @@
 //! serves (loopback, the bound IP, `--allowed-host`). Clients without an
 //! `Origin` are not browsers and pass, still behind the token.
 
-mod support;
 
 use serde_json::json;
-use support::{hello, Client, Gateway, Socket};
+use crate::support::{hello, Client, Gateway, Socket};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Error as WsError;
 

@@ -1,14 +1,13 @@
 //! `search` (§10) over real WebSockets: matching, order, paging, snippets,
 //! validation and errors, scoping, and the index across restarts.
 
-mod support;
 
 use std::collections::HashSet;
 use std::time::Duration;
 
 use aria_gateway::{seed_channel, serve, SEEDED_CHANNEL};
 use serde_json::{json, Value};
-use support::{config, Client, Gateway};
+use crate::support::{config, Client, Gateway};
 
 /// Sends `search` and returns its `search.results` or `error`.
 async fn search(client: &mut Client, request: Value) -> Value {

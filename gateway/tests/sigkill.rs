@@ -5,13 +5,12 @@
 //! an accepted `client_msg_id` after the restart is answered with the
 //! original echo instead of a second turn.
 
-mod support;
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use support::process::Process;
-use support::Client;
+use crate::support::process::Process;
+use crate::support::Client;
 
 /// A send to the default channel (`c_general`, created on first use).
 fn send_frame(text: &str, client_msg_id: &str) -> Value {

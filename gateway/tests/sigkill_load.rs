@@ -6,15 +6,14 @@
 //! and each is then logged once and answered at most once; every receiver
 //! catches up from history to exactly the log.
 
-mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use serde_json::{json, Value};
-use support::process::Process;
-use support::Client;
+use crate::support::process::Process;
+use crate::support::Client;
 use tokio_tungstenite::tungstenite::Message;
 
 const RECEIVERS: usize = 100;

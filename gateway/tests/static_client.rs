@@ -3,11 +3,10 @@
 //! (the page's own CSP plus `frame-ancestors`) on every file. The static dir
 //! is made here with names like trunk's output, so no build is needed.
 
-mod support;
 
 use std::path::Path;
 
-use support::{http_request as get, Gateway, Reply};
+use crate::support::{http_request as get, Gateway, Reply};
 
 const PAGE_CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; img-src data:";
 const JS: &str = "aria-web-0123456789abcdef.js";

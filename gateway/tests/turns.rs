@@ -1,12 +1,11 @@
 //! Demo turns end to end: frame order, seq, scenarios, broadcast to other
 //! devices, joining mid-turn, cancel, queueing and idempotent sends.
 
-mod support;
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use support::{types, Gateway};
+use crate::support::{types, Gateway};
 
 fn of_type<'a>(frames: &'a [Value], ty: &str) -> Vec<&'a Value> {
     frames.iter().filter(|f| f["type"] == ty).collect()

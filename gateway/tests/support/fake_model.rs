@@ -26,7 +26,6 @@
 //! of its own: the browser tests of the root crate can include this file
 //! with `#[path]` without new dependencies, and call it from sync code or
 //! any runtime flavor without starving it.
-#![allow(dead_code)] // each test binary uses a different part of it
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -16,7 +16,6 @@
 //!
 //! Std only and blocking, so the root crate's browser tests can include it
 //! with `#[path]`. The process is killed and its directory removed on drop.
-#![allow(dead_code)] // each test binary uses a different part of it
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

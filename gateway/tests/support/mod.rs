@@ -2,7 +2,6 @@
 //! real WebSocket client (here), the gateway binary as a child process
 //! ([`process`]), a scripted model server ([`fake_model`]) and a real
 //! Hermes Agent ([`hermes`]).
-#![allow(dead_code)] // Each test binary uses a different part of this module.
 
 pub mod fake_model;
 pub mod hermes;

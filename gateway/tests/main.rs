@@ -1,0 +1,25 @@
+//! The gateway's tests over real sockets and real processes: one binary
+//! (one link of tokio, axum and SQLite instead of one per file), a module
+//! per area. `cargo test -p aria-gateway --test gateway -- NAME::` runs one.
+
+mod support;
+
+mod abuse;
+mod approvals;
+mod around;
+mod bad_database;
+mod channels;
+mod connection;
+mod disk_full;
+mod exposure;
+mod hermes;
+mod hermes_api;
+mod hermes_link;
+mod migrations;
+mod openai;
+mod origin;
+mod search;
+mod sigkill;
+mod sigkill_load;
+mod static_client;
+mod turns;
