@@ -14,7 +14,7 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use crate::app::App;
 use crate::hello_throttle::Attempt;
 use crate::hub::{ConnId, Outgoing};
-use crate::rate_limit::TokenBucket;
+use crate::rate_limit::FrameLimit;
 use crate::request_error::RequestError;
 use crate::requests;
 
@@ -158,11 +158,8 @@ async fn handshake(app: &App, socket: &mut WebSocket, peer: IpAddr) -> Option<He
     }
 }
 
-/// The authenticated phase: forwards queued frames out and requests in.
-/// A client refused more than a burst of frames in a row is then read no
-/// faster than its limit until its bucket is full again: the rest of its
-/// flood waits in its own socket buffers, so flooding (with frames of a
-/// mebibyte too) costs the gateway no more than sending at the limit.
+/// The authenticated phase: forwards queued frames out and requests in,
+/// pausing reads while the client is over its frame limit ([`FrameLimit`]).
 async fn serve_device(
     app: &Arc<App>,
     conn: ConnId,
@@ -170,10 +167,7 @@ async fn serve_device(
     socket: &mut WebSocket,
     mut queue: Outgoing,
 ) {
-    let (per_sec, burst) = (f64::from(app.frames_per_sec), f64::from(app.frame_burst));
-    let mut bucket = TokenBucket::new(per_sec, burst, Instant::now());
-    let mut refused_in_a_row = 0u32;
-    let mut throttled = false;
+    let mut limit = FrameLimit::new(app.frames_per_sec, app.frame_burst, Instant::now());
     let mut paused_until: Option<tokio::time::Instant> = None;
     loop {
         tokio::select! {
@@ -196,19 +190,10 @@ async fn serve_device(
             () = sleep_until(paused_until), if paused_until.is_some() => paused_until = None,
             incoming = socket.recv(), if paused_until.is_none() => match incoming {
                 Some(Ok(Message::Text(text))) => {
-                    if on_text(app, conn, device_id, &mut bucket, &text).await {
-                        refused_in_a_row = 0;
-                    } else {
-                        refused_in_a_row += 1;
-                        throttled |= refused_in_a_row > app.frame_burst;
-                    }
-                    let now = Instant::now();
-                    if throttled && bucket.is_full(now) {
-                        throttled = false;
-                    }
-                    let wait = bucket.time_to_token(now);
-                    if throttled && !wait.is_zero() {
-                        paused_until = Some(tokio::time::Instant::now() + wait);
+                    on_text(app, conn, device_id, &mut limit, &text).await;
+                    let pause = limit.pause(Instant::now());
+                    if !pause.is_zero() {
+                        paused_until = Some(tokio::time::Instant::now() + pause);
                     }
                 }
                 Some(Ok(Message::Close(_))) | None => return,
@@ -234,17 +219,16 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     }
 }
 
-/// Handles one text frame; `false` when it was over the rate limit (and
-/// answered `rate_limited`).
+/// Handles one text frame, or answers `rate_limited` when it is over the limit.
 async fn on_text(
     app: &Arc<App>,
     conn: ConnId,
     device_id: &str,
-    bucket: &mut TokenBucket,
+    limit: &mut FrameLimit,
     text: &str,
-) -> bool {
+) {
     let decoded = decode(text);
-    if !bucket.try_take(Instant::now()) {
+    if !limit.try_take(Instant::now()) {
         let client_msg_id = match &decoded {
             Ok(ClientFrame::MessageSend(send)) => Some(send.client_msg_id.as_str()),
             _ => None,
@@ -252,13 +236,12 @@ async fn on_text(
         let error = RequestError::new(ErrorCode::RateLimited, "Too many frames; slow down.")
             .for_message(client_msg_id);
         app.outbox.hub().reply(conn, &error.into_frame());
-        return false;
+        return;
     }
     match decoded {
         Ok(frame) => requests::handle(app, conn, device_id, frame).await,
         Err(error) => app.outbox.hub().reply(conn, &error.into_frame()),
     }
-    true
 }
 
 /// Decodes a client frame, or the error that answers it.

@@ -1,4 +1,5 @@
-//! Per-connection token bucket for client frames.
+//! Per-connection rate limit of client frames: a token bucket, and reading
+//! a connection that floods past it only at its limit.
 
 use std::time::{Duration, Instant};
 
@@ -50,6 +51,55 @@ impl TokenBucket {
     }
 }
 
+/// One connection's frame limit. A connection refused more than a burst
+/// of frames in a row is then read no faster than its limit until its
+/// bucket is full again: the rest of its flood waits in its own socket
+/// buffers (and its sends block), so a flood, of frames of a mebibyte too,
+/// costs the gateway no more than a client sending at the limit.
+#[derive(Debug, Clone)]
+pub struct FrameLimit {
+    bucket: TokenBucket,
+    burst: u32,
+    refused_in_a_row: u32,
+    throttled: bool,
+}
+
+impl FrameLimit {
+    pub fn new(per_sec: u32, burst: u32, now: Instant) -> Self {
+        Self {
+            bucket: TokenBucket::new(f64::from(per_sec), f64::from(burst), now),
+            burst,
+            refused_in_a_row: 0,
+            throttled: false,
+        }
+    }
+
+    /// Takes a token for one frame; `false` when the frame is over the limit.
+    pub fn try_take(&mut self, now: Instant) -> bool {
+        let taken = self.bucket.try_take(now);
+        if taken {
+            self.refused_in_a_row = 0;
+        } else {
+            self.refused_in_a_row += 1;
+            self.throttled |= self.refused_in_a_row > self.burst;
+        }
+        taken
+    }
+
+    /// How long to wait before reading the next frame: zero, unless the
+    /// connection flooded and its bucket has not refilled since.
+    pub fn pause(&mut self, now: Instant) -> Duration {
+        if self.throttled && self.bucket.is_full(now) {
+            self.throttled = false;
+        }
+        if self.throttled {
+            self.bucket.time_to_token(now)
+        } else {
+            Duration::ZERO
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,6 +123,28 @@ mod tests {
         assert!(bucket.time_to_token(t50 + wait).is_zero());
         assert!(!bucket.is_full(t50 + Duration::from_millis(2900)));
         assert!(bucket.is_full(t50 + Duration::from_secs(3)));
+    }
+
+    #[test]
+    fn a_flood_is_read_at_the_limit_until_the_bucket_refills() {
+        let t0 = Instant::now();
+        let mut limit = FrameLimit::new(20, 3, t0);
+        let taken = (0..6).filter(|_| limit.try_take(t0)).count();
+        assert_eq!(taken, 3);
+        assert!(limit.pause(t0).is_zero(), "three refused: not a flood yet");
+        assert!(!limit.try_take(t0), "the fourth refused in a row");
+        let pause = limit.pause(t0);
+        assert!(pause > Duration::from_millis(49) && pause <= Duration::from_millis(50));
+        // Read at the limit: one frame per token, no pause once one is due.
+        let t50 = t0 + pause;
+        assert!(limit.pause(t50).is_zero());
+        assert!(limit.try_take(t50));
+        assert!(!limit.pause(t50).is_zero(), "still throttled");
+        // A full bucket again: back to bursts.
+        let later = t50 + Duration::from_secs(1);
+        assert!(limit.pause(later).is_zero());
+        assert_eq!((0..5).filter(|_| limit.try_take(later)).count(), 3);
+        assert!(limit.pause(later).is_zero());
     }
 
     #[test]
