@@ -16,6 +16,9 @@
 
 mod support;
 
+// Each suite names its folder: rustfmt does not find the files of an
+// inline module in a test root without it (rustc would).
+#[path = "e2e"]
 mod e2e {
     mod chat;
     mod deferred_code;
@@ -27,6 +30,7 @@ mod e2e {
 // the app, in both themes; a whole visit works with the keyboard alone;
 // screen readers hear finished answers once and failures at once; reduced
 // motion and 200 % text are honoured.
+#[path = "e2e_a11y"]
 mod e2e_a11y {
     mod axe_states;
     mod keyboard;
@@ -50,6 +54,7 @@ mod e2e_a11y {
 // `permissions` endpoint, and `window.Notification` is wrapped to record
 // what the app shows (see `e2e_approvals/helpers.rs`). Nothing in the app
 // is compiled differently for tests.
+#[path = "e2e_approvals"]
 mod e2e_approvals {
     mod answers;
     mod attention;
@@ -64,6 +69,7 @@ mod e2e_approvals {
 // | File | Proves |
 // |---|---|
 // | `reading.rs` | threads opened are kept in IndexedDB; with the gateway stopped a reload shows them, marked offline and sanitized; a message typed then is sent once when it is back, nothing shown twice; "Clear offline copy" leaves nothing to show |
+#[path = "e2e_offline"]
 mod e2e_offline {
     mod reading;
 }
@@ -75,6 +81,7 @@ mod e2e_offline {
 // back); and the first paint, the static frame of index.html that the app
 // replaces in place. 127.0.0.1 is a
 // secure context, so the gateway's own origin gets the worker.
+#[path = "e2e_pwa"]
 mod e2e_pwa {
     mod builds;
     mod first_paint;
@@ -97,6 +104,7 @@ mod e2e_pwa {
 // | `csp.rs` | the Content-Security-Policy is strict and a full turn runs without a violation |
 // | `adversarial.rs` | malformed, out-of-order, huge and bursty frames: no panic, state intact, UI responsive |
 // | `markdown_module.rs` | the markdown module is fetched after the app's wasm; without it answers show as text |
+#[path = "e2e_resilience"]
 mod e2e_resilience {
     mod adversarial;
     mod csp;
@@ -116,6 +124,7 @@ mod e2e_resilience {
 // | `search.rs` | hits as you type, words marked, hostile snippets inert text, More results, arrow keys + Enter open a hit in place, Escape clears, "unavailable" on a gateway without search |
 // | `real_gateway.rs` | the reference gateway (FTS5, `around`, a seeded 5,000-item thread): a hit opens its item in place, Jump to latest, a hostile message searched stays text |
 // | `jump.rs` | a deep link into a 5,000-item thread shows the item marked after one `around` round trip; two-way paging shows every seq once, in order; live frames wait for Jump to latest; a gateway that ignores `around` falls back with a notice |
+#[path = "e2e_search"]
 mod e2e_search {
     mod jump;
     mod real_gateway;
@@ -133,6 +142,7 @@ mod e2e_search {
 // | `tokens.rs` | a v1 global token migrates to its gateway; Settings list each token with its gateway; Forget removes it |
 // | `plaintext.rs` | a token to a non-loopback `ws://` host waits for a yes; the badge says "not encrypted" |
 // | `frame.rs` | inside another origin's frame the app says why and does not connect |
+#[path = "e2e_security"]
 mod e2e_security {
     mod frame;
     mod links;
@@ -145,6 +155,7 @@ mod e2e_security {
 // long-press (touch) and keyboard, rename/pin/mark read/copy link/delete,
 // deep links with back/forward, two browser sessions on one gateway,
 // export from the menu and keyboard shortcuts.
+#[path = "e2e_threads"]
 mod e2e_threads {
     mod auto_thread;
     mod export;
@@ -163,6 +174,7 @@ mod e2e_threads {
 //
 // `screenshot_of_a_demo_all_turn` saves `<target>/e2e-artifacts/demo-all.png`;
 // with `ARIA_UPDATE_SCREENSHOT=1` it rewrites docs/screenshot.png instead.
+#[path = "e2e_transparency"]
 mod e2e_transparency {
     mod progress;
     mod reasoning;

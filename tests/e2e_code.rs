@@ -10,7 +10,6 @@
 //! cargo test --test e2e_code
 //! ```
 
-
 use fantoccini::key::Key;
 use serde_json::{json, Value};
 

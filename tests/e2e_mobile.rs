@@ -9,7 +9,6 @@
 //! cargo test --test e2e_mobile
 //! ```
 
-
 use std::time::Duration;
 
 use serde_json::{json, Value};

@@ -394,7 +394,6 @@ impl FakeGateway {
             let _ = tx.send(Out::Cut);
         }
     }
-
 }
 
 impl Drop for FakeGateway {
