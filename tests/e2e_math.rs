@@ -5,7 +5,6 @@
 //! settings' switches, copying a formula's LaTeX, and axe in both themes.
 //! Against the harness's scripted gateway.
 
-
 use fantoccini::key::Key;
 use serde_json::{json, Value};
 

@@ -3,13 +3,12 @@
 //! limited and answered, and a well-behaved device alongside keeps its
 //! round trips and its turns.
 
-
 use std::time::{Duration, Instant};
 
-use futures_util::{SinkExt, StreamExt};
-use serde_json::{json, Value};
 use crate::support::process::Process;
 use crate::support::{hello, Client, Socket};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
 use tokio::net::TcpSocket;
 use tokio_tungstenite::tungstenite::Message;
 

@@ -2,11 +2,10 @@
 //! answers across devices, repeats and errors, re-send on join, timeouts,
 //! cancel, shutdown and the log.
 
-
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
 use crate::support::{hello, open, types, Client, Gateway};
+use serde_json::{json, Value};
 
 /// A device with its own `device_id`.
 async fn device(gw: &Gateway, device_id: &str) -> Client {

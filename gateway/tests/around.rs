@@ -1,10 +1,9 @@
 //! `history.get {around}` (§6) over real WebSockets, and the echoes and
 //! `has_newer` of every `history` reply.
 
-
+use crate::support::{config, seqs, Client};
 use aria_gateway::{seed_channel, serve, SEEDED_CHANNEL};
 use serde_json::{json, Value};
-use crate::support::{config, seqs, Client};
 
 fn range(a: u64, b: u64) -> Vec<u64> {
     (a..=b).collect()

@@ -4,7 +4,6 @@
 //! one clear sentence and exit code 1, and leave the file byte for byte as
 //! it was, so it can be recovered (never silently re-created).
 
-
 use std::path::{Path, PathBuf};
 
 use crate::support::process::{Process, Refusal};

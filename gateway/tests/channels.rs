@@ -1,8 +1,7 @@
 //! Channels, auto-threading, history paging and persistence across restarts.
 
-
-use serde_json::{json, Value};
 use crate::support::{config, seqs, Client, Gateway};
+use serde_json::{json, Value};
 
 fn error_of(frame: &Value) -> (&str, Option<&str>) {
     assert_eq!(frame["type"], "error", "{frame}");

@@ -1,12 +1,11 @@
 //! Handshake, heartbeat, malformed and oversized frames, rate limit, origin
 //! check and static files, against a real gateway.
 
-
 use std::time::Duration;
 
+use crate::support::{hello, http_get, open, Client, Gateway};
 use futures_util::SinkExt;
 use serde_json::json;
-use crate::support::{hello, http_get, open, Client, Gateway};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 

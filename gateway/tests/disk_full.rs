@@ -7,14 +7,13 @@
 //! again the same sends must be accepted without a restart.
 //! `ARIA_TEST_NO_MOUNT=1` takes the size-cap path even where mounting works.
 
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde_json::{json, Value};
 use crate::support::process::Process;
 use crate::support::Client;
+use serde_json::{json, Value};
 
 /// A 60 KB text: a few messages fill megabytes.
 fn big_text(tag: &str) -> String {

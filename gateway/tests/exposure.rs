@@ -3,7 +3,6 @@
 //! token, refused upgrades are logged with the offending value, and wrong
 //! `hello` tokens are throttled per client address.
 
-
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -11,8 +10,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
 use crate::support::{hello, Client, Gateway};
+use serde_json::json;
 use tokio::net::TcpSocket;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 

@@ -4,16 +4,15 @@
 //! streams tool-call deltas: no network. Without the venv the test fails,
 //! saying how to install it, unless `ARIA_SKIP_HERMES=1`.
 
-
 use std::net::SocketAddr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use aria_gateway::{serve, AgentKind, RunningServer};
-use serde_json::{json, Value};
 use crate::support::fake_model::{FakeModel, COMMAND_ANSWER, PLAN_ANSWER, TOOL_ANSWER};
 use crate::support::hermes::Hermes;
 use crate::support::Client;
+use aria_gateway::{serve, AgentKind, RunningServer};
+use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
 /// A cold Hermes takes several seconds over its first turn.

@@ -3,15 +3,14 @@
 //! no network. Without the venv the test fails, saying how to install it,
 //! unless `ARIA_SKIP_HERMES=1`.
 
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use aria_gateway::{serve, AgentKind, Config, RunningServer};
-use serde_json::{json, Value};
 use crate::support::fake_model::{FakeModel, COMMAND_ANSWER, TOOL_ANSWER};
 use crate::support::hermes::Hermes;
 use crate::support::{types, Client};
+use aria_gateway::{serve, AgentKind, Config, RunningServer};
+use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
 /// A cold Hermes takes several seconds over its first turn (imports, tool

@@ -3,13 +3,12 @@
 //! mapping of the plugin's events to frames, and bad input on the link.
 //! The real plugin in real Hermes is tested in `hermes.rs`.
 
-
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::support::{Client, Gateway};
 use aria_gateway::AgentKind;
 use serde_json::{json, Value};
-use crate::support::{Client, Gateway};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;

@@ -1,14 +1,13 @@
 //! The `openai` agent against the scripted model server: streaming,
 //! reasoning, usage, context, titles, tool calls, failures and cancel.
 
-
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use aria_gateway::{AgentKind, Config};
-use serde_json::{json, Value};
 use crate::support::fake_model::{FakeModel, CHAT_ANSWER, CHAT_REASONING, USAGE_TOTAL};
 use crate::support::{types, Client, Gateway};
+use aria_gateway::{AgentKind, Config};
+use serde_json::{json, Value};
 
 /// A gateway whose `openai` agent uses `model` on `base_url`.
 async fn gateway(base_url: &str, model: &str, adjust: impl FnOnce(&mut Config)) -> Gateway {

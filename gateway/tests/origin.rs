@@ -4,9 +4,8 @@
 //! serves (loopback, the bound IP, `--allowed-host`). Clients without an
 //! `Origin` are not browsers and pass, still behind the token.
 
-
-use serde_json::json;
 use crate::support::{hello, Client, Gateway, Socket};
+use serde_json::json;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Error as WsError;
 

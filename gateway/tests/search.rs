@@ -1,13 +1,12 @@
 //! `search` (§10) over real WebSockets: matching, order, paging, snippets,
 //! validation and errors, scoping, and the index across restarts.
 
-
 use std::collections::HashSet;
 use std::time::Duration;
 
+use crate::support::{config, Client, Gateway};
 use aria_gateway::{seed_channel, serve, SEEDED_CHANNEL};
 use serde_json::{json, Value};
-use crate::support::{config, Client, Gateway};
 
 /// Sends `search` and returns its `search.results` or `error`.
 async fn search(client: &mut Client, request: Value) -> Value {

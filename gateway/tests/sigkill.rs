@@ -5,12 +5,11 @@
 //! an accepted `client_msg_id` after the restart is answered with the
 //! original echo instead of a second turn.
 
-
 use std::time::Duration;
 
-use serde_json::{json, Value};
 use crate::support::process::Process;
 use crate::support::Client;
+use serde_json::{json, Value};
 
 /// A send to the default channel (`c_general`, created on first use).
 fn send_frame(text: &str, client_msg_id: &str) -> Value {

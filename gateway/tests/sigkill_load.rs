@@ -6,14 +6,13 @@
 //! and each is then logged once and answered at most once; every receiver
 //! catches up from history to exactly the log.
 
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use futures_util::StreamExt;
-use serde_json::{json, Value};
 use crate::support::process::Process;
 use crate::support::Client;
+use futures_util::StreamExt;
+use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
 const RECEIVERS: usize = 100;

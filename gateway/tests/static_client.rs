@@ -3,7 +3,6 @@
 //! (the page's own CSP plus `frame-ancestors`) on every file. The static dir
 //! is made here with names like trunk's output, so no build is needed.
 
-
 use std::path::Path;
 
 use crate::support::{http_request as get, Gateway, Reply};

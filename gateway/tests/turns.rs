@@ -1,11 +1,10 @@
 //! Demo turns end to end: frame order, seq, scenarios, broadcast to other
 //! devices, joining mid-turn, cancel, queueing and idempotent sends.
 
-
 use std::time::Duration;
 
-use serde_json::{json, Value};
 use crate::support::{types, Gateway};
+use serde_json::{json, Value};
 
 fn of_type<'a>(frames: &'a [Value], ty: &str) -> Vec<&'a Value> {
     frames.iter().filter(|f| f["type"] == ty).collect()

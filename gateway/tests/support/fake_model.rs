@@ -60,7 +60,6 @@ const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
 /// One request received, as the tests inspect it.
 #[derive(Debug, Clone)]
 pub struct Received {
-    pub method: String,
     pub path: String,
     /// The `Authorization` header, if any.
     pub authorization: Option<String>,
@@ -141,10 +140,6 @@ impl FakeModel {
         }
     }
 
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
     /// `http://ADDR/v1`, the base URL OpenAI clients want.
     pub fn base_url(&self) -> String {
         format!("http://{}/v1", self.addr)
@@ -208,7 +203,6 @@ async fn serve(mut stream: TcpStream, log: Arc<Mutex<Vec<Received>>>, settings: 
     log.lock()
         .unwrap_or_else(PoisonError::into_inner)
         .push(Received {
-            method: request.method.clone(),
             path: request.path.clone(),
             authorization: request.header("authorization").map(str::to_string),
             body: body.clone(),
