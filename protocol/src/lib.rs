@@ -6,6 +6,7 @@
 //! are ignored, a malformed frame becomes a [`DecodeError`], never a panic.
 
 mod approval;
+mod branch;
 mod client;
 mod error_code;
 mod preview;
@@ -14,6 +15,7 @@ mod search;
 mod server;
 
 pub use approval::*;
+pub use branch::{Branch, BranchCause, BranchSelect, BranchSwitched, MessageEdit, TurnRegenerate};
 pub use client::*;
 pub use error_code::ErrorCode;
 pub use preview::{cut_at_word, thread_preview, PREVIEW_CHARS};
@@ -121,5 +123,7 @@ pub fn valid_title(title: &str) -> Option<&str> {
     (1..=MAX_TITLE_CHARS).contains(&n).then_some(t)
 }
 
+#[cfg(test)]
+mod branch_tests;
 #[cfg(test)]
 mod tests;

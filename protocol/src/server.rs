@@ -4,8 +4,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
 use crate::{
-    body, frame_type, unknown, ApprovalItem, ApprovalRequest, DecodeError, ErrorCode, Ping,
-    SearchResults,
+    body, branch::lenient_branch, frame_type, unknown, ApprovalItem, ApprovalRequest, Branch,
+    BranchSwitched, DecodeError, ErrorCode, Ping, SearchResults,
 };
 
 /// Every server→client frame of the protocol.
@@ -57,6 +57,8 @@ pub enum ServerFrame {
     ApprovalResolved(InChannel<ApprovalItem>),
     #[serde(rename = "search.results")]
     SearchResults(SearchResults),
+    #[serde(rename = "branch.switched")]
+    BranchSwitched(BranchSwitched),
     /// A frame type this side does not know: ignored (§1).
     #[serde(skip)]
     Unknown,
@@ -90,6 +92,7 @@ impl ServerFrame {
             "approval.request" => F::ApprovalRequest(body(text, &t)?),
             "approval.resolved" => F::ApprovalResolved(InChannel::decode(text, &t)?),
             "search.results" => F::SearchResults(body(text, &t)?),
+            "branch.switched" => F::BranchSwitched(body(text, &t)?),
             _ => unknown(text, F::Unknown)?,
         })
     }
@@ -118,6 +121,7 @@ impl ServerFrame {
             F::History(f) => &f.channel_id,
             F::ApprovalRequest(f) => &f.channel_id,
             F::ApprovalResolved(f) => &f.channel_id,
+            F::BranchSwitched(f) => &f.channel_id,
             F::Error(f) => return f.channel_id.as_deref(),
             F::SearchResults(f) => return f.channel_id.as_deref(),
             F::Ready(_) | F::Pong(_) | F::ChannelList(_) | F::Unknown => return None,
@@ -143,6 +147,10 @@ pub struct Channel {
     pub last_seq: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
+    /// Revision of the channel's active path (§12); absent from gateways
+    /// without branches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch_rev: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -258,6 +266,13 @@ pub struct MessageStop {
     pub tokens: Option<u64>,
     #[serde(default)]
     pub ts: i64,
+    /// The item's node and its siblings, when it has any (§12).
+    #[serde(
+        default,
+        deserialize_with = "lenient_branch",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub branch: Option<Branch>,
 }
 
 /// A live frame that carries a logged item plus the channel it belongs to.
@@ -304,6 +319,13 @@ pub struct MessageItem {
     pub turn_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_msg_id: Option<String>,
+    /// The item's node and its siblings, when it has any (§12).
+    #[serde(
+        default,
+        deserialize_with = "lenient_branch",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub branch: Option<Branch>,
 }
 
 /// An interim beat of the agent, live (`commentary`) or from history.
@@ -316,6 +338,13 @@ pub struct CommentaryItem {
     pub ts: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<String>,
+    /// The item's node and its siblings, when it has any (§12).
+    #[serde(
+        default,
+        deserialize_with = "lenient_branch",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub branch: Option<Branch>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -360,6 +389,13 @@ pub struct ToolEnd {
     pub output_preview: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// The item's node and its siblings, when it has any (§12).
+    #[serde(
+        default,
+        deserialize_with = "lenient_branch",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub branch: Option<Branch>,
 }
 
 /// A completed tool call as logged (history item `tool`).
@@ -385,6 +421,13 @@ pub struct ToolItem {
     pub output: Option<String>,
     #[serde(default)]
     pub ts: i64,
+    /// The item's node and its siblings, when it has any (§12).
+    #[serde(
+        default,
+        deserialize_with = "lenient_branch",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub branch: Option<Branch>,
 }
 
 /// One logged item of a `history` page (decoded by [`HistoryItem::decode`],
@@ -450,6 +493,9 @@ pub struct History {
     pub after: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub around: Option<u64>,
+    /// The channel's `branch_rev` the page was read at (§12).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch_rev: Option<u64>,
 }
 
 /// Decodes a page item by item, so one bad item does not drop the page.
