@@ -9,6 +9,7 @@
 mod agent;
 mod app;
 mod approvals;
+mod branch_requests;
 mod clock;
 mod config;
 mod connection;

@@ -182,6 +182,7 @@ mod tests {
             duration: 0.1,
             output_preview: String::new(),
             output: None,
+            branch: None,
         })
     }
 
@@ -280,6 +281,7 @@ mod tests {
             model: None,
             tokens: None,
             ts: 2,
+            branch: None,
         }));
         assert_eq!(types(&live.resend()), ["typing"]);
         live.observe(&typing(false));

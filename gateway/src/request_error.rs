@@ -54,6 +54,11 @@ impl RequestError {
     pub(crate) fn from_store(e: StoreError, channel_id: Option<&str>) -> Self {
         match (e, channel_id) {
             (StoreError::NotFound, Some(id)) => Self::not_found(id),
+            (StoreError::OffPath, Some(id)) => Self::new(
+                ErrorCode::NotFound,
+                "That item is on another branch of the thread.",
+            )
+            .in_channel(Some(id)),
             (e, _) => {
                 tracing::error!("store error: {e}");
                 Self::new(ErrorCode::Internal, "The gateway could not access its log.")

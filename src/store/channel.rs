@@ -86,6 +86,7 @@ impl ChannelState {
             auto: false,
             last_seq: 0,
             preview: None,
+            branch_rev: None,
         })
     }
 
