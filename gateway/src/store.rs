@@ -80,7 +80,7 @@ impl LogItem for MessageItem {
         self.seq = seq;
     }
     fn set_branch(&mut self, branch: Option<Branch>) {
-        self.branch = branch;
+        self.branch = branch.map(Box::new);
     }
     fn history_item(&self) -> HistoryItem {
         HistoryItem::Message(self.clone())
@@ -98,7 +98,7 @@ impl LogItem for CommentaryItem {
         self.seq = seq;
     }
     fn set_branch(&mut self, branch: Option<Branch>) {
-        self.branch = branch;
+        self.branch = branch.map(Box::new);
     }
     fn history_item(&self) -> HistoryItem {
         HistoryItem::Commentary(self.clone())
@@ -110,7 +110,7 @@ impl LogItem for ToolItem {
         self.seq = seq;
     }
     fn set_branch(&mut self, branch: Option<Branch>) {
-        self.branch = branch;
+        self.branch = branch.map(Box::new);
     }
     fn history_item(&self) -> HistoryItem {
         HistoryItem::Tool(self.clone())
@@ -122,7 +122,7 @@ impl LogItem for ApprovalItem {
         self.seq = seq;
     }
     fn set_branch(&mut self, branch: Option<Branch>) {
-        self.branch = branch;
+        self.branch = branch.map(Box::new);
     }
     fn history_item(&self) -> HistoryItem {
         HistoryItem::Approval(self.clone())

@@ -39,24 +39,43 @@ async fn the_active_path_reads_as_fast_among_a_thousand_forks() {
     let dir = tempfile::tempdir().expect("temp dir");
     let seeding = Instant::now();
     seed_channel(dir.path(), ITEMS, FORKS).expect("seed");
-    println!("seeded {ITEMS} items and {FORKS} forks in {:?}", seeding.elapsed());
+    println!(
+        "seeded {ITEMS} items and {FORKS} forks in {:?}",
+        seeding.elapsed()
+    );
     let server = serve(config(dir.path(), 1)).await.expect("gateway starts");
     let mut client = Client::connect(&server.ws_url(), None).await;
     let c = SEEDED_CHANNEL;
     let cases = [
         ("newest 50", json!({"channel_id": c})),
         ("newest 200", json!({"channel_id": c, "limit": 200})),
-        ("before 50,001", json!({"channel_id": c, "before": 50_001, "limit": 200})),
-        ("after 50,000", json!({"channel_id": c, "after": 50_000, "limit": 200})),
-        ("around 50,001", json!({"channel_id": c, "around": 50_001, "limit": 200})),
-        ("around 1", json!({"channel_id": c, "around": 1, "limit": 200})),
+        (
+            "before 50,001",
+            json!({"channel_id": c, "before": 50_001, "limit": 200}),
+        ),
+        (
+            "after 50,000",
+            json!({"channel_id": c, "after": 50_000, "limit": 200}),
+        ),
+        (
+            "around 50,001",
+            json!({"channel_id": c, "around": 50_001, "limit": 200}),
+        ),
+        (
+            "around 1",
+            json!({"channel_id": c, "around": 1, "limit": 200}),
+        ),
     ];
     for (name, request) in cases {
         let (time, reply) = median(&mut client, &request).await;
         assert_eq!(reply["type"], "history", "{reply}");
         let got = seqs(&reply);
         assert!(got.iter().all(|s| *s <= ITEMS), "only the path: {name}");
-        println!("{name:>14}: median {:>6.2} ms ({} items)", time.as_secs_f64() * 1000.0, got.len());
+        println!(
+            "{name:>14}: median {:>6.2} ms ({} items)",
+            time.as_secs_f64() * 1000.0,
+            got.len()
+        );
         assert!(time <= PAGE_BOUND, "{name}: {time:?}");
     }
 }

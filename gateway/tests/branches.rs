@@ -45,7 +45,7 @@ async fn error(client: &mut Client) -> Value {
     client.recv_type("error").await
 }
 
-fn item<'a>(page: &'a Value, seq: u64) -> &'a Value {
+fn item(page: &Value, seq: u64) -> &Value {
     page["items"]
         .as_array()
         .and_then(|items| items.iter().find(|i| i["seq"] == seq))

@@ -82,7 +82,7 @@ pub struct ApprovalItem {
         deserialize_with = "crate::branch::lenient_branch",
         skip_serializing_if = "Option::is_none"
     )]
-    pub branch: Option<crate::Branch>,
+    pub branch: Option<Box<crate::Branch>>,
 }
 
 /// `approval.respond`: the user's explicit answer.

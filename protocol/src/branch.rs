@@ -95,8 +95,11 @@ impl Branch {
 }
 
 /// Reads an item's optional `branch` leniently: one that does not decode is
-/// treated as absent, so the item itself is never lost over it.
-pub(crate) fn lenient_branch<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Branch>, D::Error> {
+/// treated as absent, so the item itself is never lost over it. Boxed on
+/// the items: most have none, and frames stay small.
+pub(crate) fn lenient_branch<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Box<Branch>>, D::Error> {
     let value = Option::<serde_json::Value>::deserialize(d)?;
     Ok(value.and_then(|v| serde_json::from_value(v).ok()))
 }

@@ -92,20 +92,20 @@ fn items_and_live_frames_carry_their_branch() {
         siblings: vec![3, 9, 14],
         index: 1,
     };
-    assert_eq!(m.item.branch.as_ref(), Some(&want));
+    assert_eq!(m.item.branch.as_deref(), Some(&want));
     let ServerFrame::MessageStop(stop) = server(json!({"type": "message.stop",
         "channel_id": "c1", "message_id": "m3", "seq": 10, "final_text": "x",
         "branch": branch}))
     else {
         panic!("not a stop");
     };
-    assert_eq!(stop.branch.as_ref(), Some(&want));
+    assert_eq!(stop.branch.as_deref(), Some(&want));
     let ServerFrame::ToolEnd(end) = server(json!({"type": "tool.end", "channel_id": "c1",
         "index": 1, "seq": 11, "ok": true, "branch": branch}))
     else {
         panic!("not a tool.end");
     };
-    assert_eq!(end.branch.as_ref(), Some(&want));
+    assert_eq!(end.branch.as_deref(), Some(&want));
     let ServerFrame::History(page) = server(json!({"type": "history", "channel_id": "c1",
     "has_more": false, "branch_rev": 4, "items": [
         {"type": "commentary", "seq": 12, "message_id": "m4", "text": "c", "branch": branch},
@@ -119,9 +119,9 @@ fn items_and_live_frames_carry_their_branch() {
         .items
         .iter()
         .map(|item| match item {
-            HistoryItem::Commentary(c) => c.branch.as_ref(),
-            HistoryItem::Tool(t) => t.branch.as_ref(),
-            HistoryItem::Approval(a) => a.branch.as_ref(),
+            HistoryItem::Commentary(c) => c.branch.as_deref(),
+            HistoryItem::Tool(t) => t.branch.as_deref(),
+            HistoryItem::Approval(a) => a.branch.as_deref(),
             _ => None,
         })
         .collect();

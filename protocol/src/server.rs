@@ -272,7 +272,7 @@ pub struct MessageStop {
         deserialize_with = "lenient_branch",
         skip_serializing_if = "Option::is_none"
     )]
-    pub branch: Option<Branch>,
+    pub branch: Option<Box<Branch>>,
 }
 
 /// A live frame that carries a logged item plus the channel it belongs to.
@@ -325,7 +325,7 @@ pub struct MessageItem {
         deserialize_with = "lenient_branch",
         skip_serializing_if = "Option::is_none"
     )]
-    pub branch: Option<Branch>,
+    pub branch: Option<Box<Branch>>,
 }
 
 /// An interim beat of the agent, live (`commentary`) or from history.
@@ -344,7 +344,7 @@ pub struct CommentaryItem {
         deserialize_with = "lenient_branch",
         skip_serializing_if = "Option::is_none"
     )]
-    pub branch: Option<Branch>,
+    pub branch: Option<Box<Branch>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -395,7 +395,7 @@ pub struct ToolEnd {
         deserialize_with = "lenient_branch",
         skip_serializing_if = "Option::is_none"
     )]
-    pub branch: Option<Branch>,
+    pub branch: Option<Box<Branch>>,
 }
 
 /// A completed tool call as logged (history item `tool`).
@@ -427,7 +427,7 @@ pub struct ToolItem {
         deserialize_with = "lenient_branch",
         skip_serializing_if = "Option::is_none"
     )]
-    pub branch: Option<Branch>,
+    pub branch: Option<Box<Branch>>,
 }
 
 /// One logged item of a `history` page (decoded by [`HistoryItem::decode`],

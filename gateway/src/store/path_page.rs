@@ -102,10 +102,10 @@ fn with_branches(
 /// Sets the `branch` of any kind of item.
 pub fn set_branch(item: &mut HistoryItem, branch: Option<Branch>) {
     match item {
-        HistoryItem::Message(m) => m.branch = branch,
-        HistoryItem::Commentary(c) => c.branch = branch,
-        HistoryItem::Tool(t) => t.branch = branch,
-        HistoryItem::Approval(a) => a.branch = branch,
+        HistoryItem::Message(m) => m.branch = branch.map(Box::new),
+        HistoryItem::Commentary(c) => c.branch = branch.map(Box::new),
+        HistoryItem::Tool(t) => t.branch = branch.map(Box::new),
+        HistoryItem::Approval(a) => a.branch = branch.map(Box::new),
         HistoryItem::Unknown => {}
     }
 }
