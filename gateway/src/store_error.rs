@@ -18,6 +18,11 @@ pub enum StoreError {
     Item(#[from] aria_protocol::DecodeError),
     #[error("corrupt log: {0}")]
     Corrupt(String),
+    #[error(
+        "the data directory was written by a newer aria-gateway (schema version {found}; \
+         this one knows up to {known}): use that version, or another --data-dir"
+    )]
+    NewerSchema { found: u32, known: u32 },
     #[error("database worker failed: {0}")]
     Worker(String),
 }

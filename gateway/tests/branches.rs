@@ -473,3 +473,59 @@ async fn the_demo_agent_is_given_the_active_path_up_to_its_message() {
         )
     );
 }
+
+/// A data directory written before branches (the unversioned fixture):
+/// every thread reads as one path, and branches like a new one.
+#[tokio::test]
+async fn an_old_data_dir_becomes_one_path_per_thread_and_branches() {
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/data-unversioned");
+    let dir = tempfile::tempdir().expect("temp dir");
+    for entry in std::fs::read_dir(fixture).expect("fixture") {
+        let entry = entry.expect("entry");
+        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).expect("copy");
+    }
+    let server = aria_gateway::serve(support::config(dir.path(), 1))
+        .await
+        .expect("the gateway starts on the old data dir");
+    let mut client = Client::connect(&server.ws_url(), None).await;
+    let channels = client.ready["channels"]
+        .as_array()
+        .expect("channels")
+        .clone();
+    assert!(
+        channels.iter().all(|c| c["branch_rev"] == 0),
+        "{channels:?}"
+    );
+    for listed in &channels {
+        let channel = listed["channel_id"].as_str().expect("id");
+        let before = newest(&mut client, channel).await;
+        assert_eq!(before["branch_rev"], 0);
+        assert_eq!(
+            seqs(&before).last().copied(),
+            listed["last_seq"].as_u64(),
+            "one path, all of it"
+        );
+        let Some(first) = before["items"]
+            .as_array()
+            .and_then(|items| items.iter().find(|i| i["role"] == "user"))
+            .cloned()
+        else {
+            continue;
+        };
+        client
+            .send(json!({"type": "message.edit", "channel_id": channel,
+                         "message_id": first["message_id"], "text": "asked again",
+                         "client_msg_id": format!("{channel}-edit")}))
+            .await;
+        let switched = client.recv_type("branch.switched").await;
+        assert_eq!(switched["branch_rev"], 1);
+        client.until_turn_ends().await;
+        select(&mut client, channel, first["seq"].as_u64().expect("seq")).await;
+        client.recv_type("branch.switched").await;
+        let back = newest(&mut client, channel).await;
+        assert_eq!(seqs(&back), seqs(&before), "the old path comes back whole");
+    }
+    drop(client);
+    server.shutdown().await.expect("shutdown");
+}

@@ -1,14 +1,15 @@
-//! The tables of the thread tree (§12), and the step that adds them to a
-//! log written before branches: every existing thread becomes one path,
-//! its items in `seq` order, each node the child of the one before.
+//! The tables of the thread tree (§12), as one step of the schema
+//! (`schema.rs`), and the key that names an item's node. The step also
+//! turns a log written before branches into trees: every existing thread
+//! becomes one path, its nodes chained in the order each first appears in
+//! the log, nothing lost. Keys there are those [`node_key`] gives.
 
 use aria_protocol::HistoryItem;
-use rusqlite::{params, Connection};
 
-use super::tree::{self, Kind};
-use super::StoreError;
+use super::tree::Kind;
 
-const TREE_SCHEMA: &str = "
+/// The tree's tables, and every logged thread as one path.
+pub const MIGRATION: &str = "
 ALTER TABLE channels ADD COLUMN branch_rev INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE channels ADD COLUMN leaf INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE log ADD COLUMN node INTEGER NOT NULL DEFAULT 0;
@@ -32,44 +33,49 @@ CREATE UNIQUE INDEX nodes_request ON nodes (client_msg_id);
 CREATE INDEX log_node ON log (node);
 -- History reads the active path only: this index is that path, in seq order.
 CREATE INDEX log_path ON log (channel_id, seq) WHERE on_path = 1;
+
+-- Every thread logged so far becomes one path: its root, then one node per
+-- key in the order each first appears, each the child of the one before.
+INSERT INTO nodes (channel_id, parent, kind, key, on_path)
+    SELECT channel_id, 0, 0, '', 1 FROM channels;
+CREATE TEMP TABLE item_keys AS
+SELECT channel_id, seq,
+    CASE WHEN json_valid(item) AND json_extract(item, '$.type') = 'message'
+              AND json_extract(item, '$.role') = 'user' THEN 1 ELSE 2 END AS kind,
+    COALESCE(CASE
+        WHEN NOT json_valid(item) THEN NULL
+        WHEN json_extract(item, '$.type') = 'message' AND json_extract(item, '$.role') = 'user'
+            THEN json_extract(item, '$.message_id')
+        WHEN json_extract(item, '$.type') NOT IN ('message', 'commentary', 'tool', 'approval')
+            THEN NULL
+        WHEN json_extract(item, '$.turn_id') IS NOT NULL THEN json_extract(item, '$.turn_id')
+        WHEN json_extract(item, '$.type') IN ('message', 'commentary')
+            THEN json_extract(item, '$.message_id')
+        WHEN json_extract(item, '$.type') = 'approval' THEN json_extract(item, '$.request_id')
+        ELSE 'tool_' || seq
+    END, 'item_' || seq) AS key
+FROM log WHERE channel_id IN (SELECT channel_id FROM channels);
+CREATE INDEX temp.item_keys_seq ON item_keys (channel_id, seq);
+INSERT INTO nodes (channel_id, parent, kind, key, first_seq, on_path)
+    SELECT channel_id, 0, MIN(kind), key, MIN(seq), 1 FROM item_keys
+    GROUP BY channel_id, key ORDER BY channel_id, MIN(seq);
+CREATE INDEX nodes_first ON nodes (channel_id, first_seq);
+UPDATE nodes SET parent = COALESCE(
+    (SELECT p.node FROM nodes p WHERE p.channel_id = nodes.channel_id
+        AND p.first_seq < nodes.first_seq ORDER BY p.first_seq DESC LIMIT 1),
+    (SELECT r.node FROM nodes r WHERE r.channel_id = nodes.channel_id AND r.kind = 0))
+WHERE kind != 0;
+UPDATE nodes SET chosen = (SELECT c.node FROM nodes c WHERE c.parent = nodes.node AND c.kind != 0);
+UPDATE channels SET leaf = COALESCE(
+    (SELECT n.node FROM nodes n WHERE n.channel_id = channels.channel_id AND n.kind != 0
+        ORDER BY n.first_seq DESC LIMIT 1),
+    (SELECT r.node FROM nodes r WHERE r.channel_id = channels.channel_id AND r.kind = 0));
+UPDATE log SET node = COALESCE((SELECT n.node FROM item_keys k
+    JOIN nodes n ON n.channel_id = k.channel_id AND n.key = k.key
+    WHERE k.channel_id = log.channel_id AND k.seq = log.seq), 0);
+DROP INDEX nodes_first;
+DROP TABLE item_keys;
 ";
-
-/// Whether the tree tables exist yet.
-pub fn present(conn: &Connection) -> Result<bool, StoreError> {
-    let n: i64 = conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'nodes'",
-        [],
-        |r| r.get(0),
-    )?;
-    Ok(n > 0)
-}
-
-/// Adds the tree to a log without one (inside the caller's transaction).
-pub fn migrate(conn: &Connection) -> Result<(), StoreError> {
-    conn.execute_batch(TREE_SCHEMA)?;
-    let channels: Vec<String> = conn
-        .prepare("SELECT channel_id FROM channels ORDER BY created_at")?
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    let mut rows = conn.prepare("SELECT seq, item FROM log WHERE channel_id = ?1 ORDER BY seq")?;
-    let mut set_node =
-        conn.prepare("UPDATE log SET node = ?3 WHERE channel_id = ?1 AND seq = ?2")?;
-    for channel_id in channels {
-        tree::create_root(conn, &channel_id)?;
-        let logged: Vec<(u64, String)> = rows
-            .query_map([&channel_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?;
-        for (seq, json) in logged {
-            // An item this gateway cannot read still gets a node of its own.
-            let item = HistoryItem::decode(&json).unwrap_or(HistoryItem::Unknown);
-            let (kind, key) = node_key(&item, seq);
-            let node = tree::node_for_item(conn, &channel_id, kind, &key)?;
-            tree::note_item(conn, node.id, seq)?;
-            set_node.execute(params![channel_id, seq, node.id])?;
-        }
-    }
-    Ok(())
-}
 
 /// The node an item belongs to: a user message is a node of its own; other
 /// items belong to their turn (or, without a `turn_id`, stand alone).
