@@ -286,6 +286,8 @@ impl Store {
         let tx = self.conn.transaction()?;
         let mut seq = last_seq(&tx, channel_id)?;
         let mut last_preview = None;
+        // The node of the item before, and its key.
+        let mut current: Option<(String, tree::Node)> = None;
         {
             let mut insert = tx.prepare(INSERT_ITEM)?;
             let mut index_approval = tx.prepare(INSERT_APPROVAL)?;
@@ -316,8 +318,15 @@ impl Store {
                     }
                 };
                 let (kind, key) = tree_schema::node_key(&item, seq);
-                let node = tree::node_for_item(&tx, channel_id, kind, &key)?;
-                tree::note_item(&tx, node.id, seq)?;
+                // Items of one node come together: look it up once.
+                let node = match current.take() {
+                    Some((k, n)) if k == key => n,
+                    _ => {
+                        let n = tree::node_for_item(&tx, channel_id, kind, &key)?;
+                        tree::note_item(&tx, n.id, seq)?;
+                        n
+                    }
+                };
                 let json = serde_json::to_string(&item)?;
                 insert.execute(params![
                     channel_id,
@@ -328,6 +337,7 @@ impl Store {
                     node.on_path
                 ])?;
                 search_index::add(&tx, channel_id, seq, &item)?;
+                current = Some((key, node));
             }
         }
         advance_channel(

@@ -11,12 +11,28 @@ use super::tree;
 use super::StoreError;
 use crate::history::{Anchor, Page, PageQuery};
 
-/// Path items with `seq < ?2`, newest first.
-const OLDER: &str = "SELECT node, item FROM log
-     WHERE channel_id = ?1 AND on_path = 1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
-/// Path items with `seq >= ?2`, oldest first.
-const NEWER: &str = "SELECT node, item FROM log
-     WHERE channel_id = ?1 AND on_path = 1 AND seq >= ?2 ORDER BY seq ASC LIMIT ?3";
+/// Path items with `seq < ?2`, newest first, each with its node, the
+/// node's parent and how many children with items that parent has (the
+/// count, read inside the scan, spares a query per node without forks).
+const OLDER: &str = "SELECT log.node, log.item, n.parent,
+       (SELECT count(*) FROM nodes s WHERE s.parent = n.parent AND s.first_seq IS NOT NULL)
+     FROM log LEFT JOIN nodes n ON n.node = log.node
+     WHERE log.channel_id = ?1 AND log.on_path = 1 AND log.seq < ?2
+     ORDER BY log.seq DESC LIMIT ?3";
+/// Path items with `seq >= ?2`, oldest first, as [`OLDER`].
+const NEWER: &str = "SELECT log.node, log.item, n.parent,
+       (SELECT count(*) FROM nodes s WHERE s.parent = n.parent AND s.first_seq IS NOT NULL)
+     FROM log LEFT JOIN nodes n ON n.node = log.node
+     WHERE log.channel_id = ?1 AND log.on_path = 1 AND log.seq >= ?2
+     ORDER BY log.seq ASC LIMIT ?3";
+
+/// A row of a page: the item, its node and (when it has siblings) the
+/// node's parent.
+struct Fetched {
+    node: i64,
+    forked_below: Option<i64>,
+    item: HistoryItem,
+}
 
 /// One page of the channel's active path; `around` an item off the path is
 /// [`StoreError::OffPath`].
@@ -53,43 +69,56 @@ fn on_path(conn: &Connection, channel_id: &str, seq: i64) -> Result<Option<bool>
         .optional()?)
 }
 
-/// Up to `count` rows of `sql`: each item with its node.
+/// Up to `count` rows of `sql`.
 fn rows(
     conn: &Connection,
     sql: &str,
     channel_id: &str,
     anchor: i64,
     count: u32,
-) -> Result<Vec<(i64, HistoryItem)>, StoreError> {
+) -> Result<Vec<Fetched>, StoreError> {
     let mut stmt = conn.prepare_cached(sql)?;
     let rows = stmt.query_map(params![channel_id, anchor, count], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, Option<i64>>(2)?,
+            r.get::<_, i64>(3)?,
+        ))
     })?;
     let mut items = Vec::new();
     for row in rows {
-        let (node, json) = row?;
-        items.push((node, HistoryItem::decode(&json)?));
+        let (node, json, parent, children) = row?;
+        items.push(Fetched {
+            node,
+            forked_below: parent.filter(|_| children > 1),
+            item: HistoryItem::decode(&json)?,
+        });
     }
     Ok(items)
 }
 
 /// The page's items, each with its node's `branch` (read once per node).
-fn with_branches(
-    conn: &Connection,
-    page: Page<(i64, HistoryItem)>,
-) -> Result<Page<HistoryItem>, StoreError> {
+fn with_branches(conn: &Connection, page: Page<Fetched>) -> Result<Page<HistoryItem>, StoreError> {
     let mut branches: HashMap<i64, Option<Branch>> = HashMap::new();
     let mut items = Vec::with_capacity(page.items.len());
-    for (node, mut item) in page.items {
-        let branch = match branches.get(&node) {
-            Some(branch) => branch.clone(),
-            None => {
-                let branch = tree::branch_of(conn, &tree::get(conn, node)?)?;
-                branches.insert(node, branch.clone());
-                branch
-            }
-        };
-        set_branch(&mut item, branch);
+    for Fetched {
+        node,
+        forked_below,
+        mut item,
+    } in page.items
+    {
+        if let Some(parent) = forked_below {
+            let branch = match branches.get(&node) {
+                Some(branch) => branch.clone(),
+                None => {
+                    let branch = tree::branch_below(conn, node, parent)?;
+                    branches.insert(node, branch.clone());
+                    branch
+                }
+            };
+            set_branch(&mut item, branch);
+        }
         items.push(item);
     }
     Ok(Page {

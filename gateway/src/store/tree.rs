@@ -194,16 +194,25 @@ pub fn branch_of(conn: &Connection, node: &Node) -> Result<Option<Branch>, Store
     if node.kind == Kind::Root {
         return Ok(None);
     }
+    branch_below(conn, node.id, node.parent)
+}
+
+/// The `branch` of `node`, a child of `parent`.
+pub fn branch_below(
+    conn: &Connection,
+    node: i64,
+    parent: i64,
+) -> Result<Option<Branch>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT node, first_seq FROM nodes
          WHERE parent = ?1 AND first_seq IS NOT NULL ORDER BY first_seq",
     )?;
-    let rows = stmt.query_map([node.parent], |r| Ok((r.get::<_, i64>(0)?, r.get(1)?)))?;
+    let rows = stmt.query_map([parent], |r| Ok((r.get::<_, i64>(0)?, r.get(1)?)))?;
     let mut siblings = Vec::new();
     let mut index = None;
     for row in rows {
         let (id, first_seq) = row?;
-        if id == node.id {
+        if id == node {
             index = u32::try_from(siblings.len()).ok();
         }
         siblings.push(first_seq);
