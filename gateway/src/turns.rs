@@ -98,7 +98,22 @@ impl Turns {
                 cancel,
             );
             let outcome = self.agent.run(&slot.text, &mut turn).await;
-            turn.finish(outcome).await;
+            let typing_off = turn.finish(outcome).await;
+            let idle = {
+                let mut lanes = self.lanes();
+                let idle = lanes.get(&channel_id).is_none_or(|l| l.queue.is_empty());
+                if idle {
+                    lanes.remove(&channel_id);
+                }
+                idle
+            };
+            // After the lane is gone: whoever sees the turn end finds the
+            // channel idle.
+            typing_off.send();
+            if idle {
+                self.lane_ended.notify_waiters();
+                return;
+            }
         }
     }
 

@@ -435,8 +435,9 @@ impl Turn {
         Ok(())
     }
 
-    /// Ends the turn after the agent returned, then sends `typing {on:false}`.
-    pub(crate) async fn finish(mut self, outcome: Result<(), TurnError>) {
+    /// Ends the turn after the agent returned; the caller sends the
+    /// `typing {on:false}` it returns once it knows whether a turn follows.
+    pub(crate) async fn finish(mut self, outcome: Result<(), TurnError>) -> TypingOff {
         self.cancel_waiting().await;
         match self.wrap_up(&outcome).await {
             Ok(()) | Err(TurnError::ChannelGone) => {}
@@ -453,7 +454,10 @@ impl Turn {
                 query: None,
             }));
         }
-        self.publish_typing_off();
+        TypingOff {
+            outbox: self.outbox,
+            channel_id: self.channel_id,
+        }
     }
 
     /// A streaming bubble is stopped with the text it has. If the turn was
@@ -479,10 +483,21 @@ impl Turn {
         }
         self.log_if_unanswered(outcome).await
     }
+}
 
-    fn publish_typing_off(&self) {
-        self.publish(ServerFrame::Typing(Typing {
-            channel_id: self.channel_id.clone(),
+/// The `typing {on:false}` that announces an ended turn. Sent only after
+/// the channel's queue has been looked at, so a device that sees it and
+/// at once edits, regenerates or switches (§12) finds no turn running.
+#[must_use = "the end of a turn is announced by TypingOff::send"]
+pub(crate) struct TypingOff {
+    outbox: Arc<Outbox>,
+    channel_id: String,
+}
+
+impl TypingOff {
+    pub(crate) fn send(self) {
+        self.outbox.hub().publish(&ServerFrame::Typing(Typing {
+            channel_id: self.channel_id,
             on: false,
         }));
     }

@@ -190,7 +190,8 @@ mod tests {
         let waiting = tokio::time::timeout(Duration::from_millis(50), turn.ask_approval(ask()));
         assert!(waiting.await.is_err(), "nobody answered");
         turn.finish(Err(TurnError::Failed("upstream gone".into())))
-            .await;
+            .await
+            .send();
 
         let sent: Vec<ServerFrame> = std::iter::from_fn(|| frames.try_recv().ok())
             .map(|text| ServerFrame::decode(&text).expect("frame"))
