@@ -120,7 +120,7 @@ impl Report {
         let mut out = String::from("# aria-web benchmark results\n\n");
         let _ = writeln!(
             out,
-            "Written by `{}` — see `bench/README.md` for what each number means and how it is measured, and its \"Where it stands\" for the runs of the day and the profile behind each missed target. Side by side with Open WebUI: [`peer-results.md`](peer-results.md) (`./scripts/bench --peer open-webui`).\n",
+            "Written by `{}` — see `bench/README.md` for what each number means and how it is measured. Side by side with Open WebUI: [`peer-results.md`](peer-results.md) (`./scripts/bench --peer open-webui`).\n",
             run.command
         );
         let _ = writeln!(out, "- Date: {}", run.date);

@@ -5,7 +5,7 @@
 //             hashed wasm/js/css (the markdown module's md/ too), the
 //             manifest and the icons
 //
-// Seams (docs/architecture.md "Installable, offline shell"):
+// Seams (docs/build.md, "The service worker"):
 // - Only the listed files are ever cached, all at install, in the cache
 //   `aria-shell-<BUILD>`; nothing fetched at run time is stored. So /ws,
 //   the gateway's other endpoints, `?gateway=` addresses and tokens (which

@@ -1,4 +1,4 @@
-//! Accessibility (issue 15): axe-core finds no violation in any state of
+//! Accessibility: axe-core finds no violation in any state of
 //! the app, in both themes; a whole visit works with the keyboard alone;
 //! screen readers hear finished answers once and failures at once; reduced
 //! motion and 200 % text are honoured.

@@ -1,4 +1,4 @@
-//! Browser tests of code blocks and copy controls (issue 14 items 4 and 6):
+//! Browser tests of code blocks and copy controls:
 //! highlighting of every listed language by the lazily started worker, a
 //! hostile block staying text, a block completing mid-stream getting
 //! highlighted then, a 2,000-line block without long tasks, and copying an

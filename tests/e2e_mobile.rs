@@ -1,4 +1,4 @@
-//! A phone (issue 15 item 6): 390×844 with touch. The thread list is a
+//! A phone: 390×844 with touch. The thread list is a
 //! drawer, a long-press opens a thread's menu, every control a finger can
 //! reach is at least 44×44 px, the composer stays above an on-screen
 //! keyboard that overlays the page (the visual viewport shrinks), and

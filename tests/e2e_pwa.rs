@@ -1,4 +1,4 @@
-//! The installable app shell (issue 15 item 4): the service worker
+//! The installable app shell: the service worker
 //! precaches the hashed build, the shell loads with the gateway gone, and a
 //! new build takes over on the next load and says so; with the offline
 //! copy, a whole visit with the gateway stopped (read, type, sent once it is

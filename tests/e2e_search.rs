@@ -1,5 +1,5 @@
-//! Browser tests of search and of opening any item in place (issue 14,
-//! items 2 and 3), against the scripted fake gateway (§6 `around`, §10
+//! Browser tests of search and of opening any item in place, against the
+//! scripted fake gateway (§6 `around`, §10
 //! search from its logs), and against the reference gateway.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! Browser tests of the client's side of issue 12: a token goes only to
+//! Browser tests of the client's side of token safety: a token goes only to
 //! the gateway it was saved for, a crafted `?gateway=` link waits for the
 //! user's yes (and then gets no token), a token over plain `ws://` to
 //! another machine needs a yes too, and the app refuses to run in a frame.

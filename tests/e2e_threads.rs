@@ -1,8 +1,8 @@
-//! Browser tests of threads (issue 4, client side): auto-thread relocation,
+//! Browser tests of threads: auto-thread relocation,
 //! the thread list's order and badges, the thread menu by right-click,
 //! long-press (touch) and keyboard, rename/pin/mark read/copy link/delete,
 //! deep links with back/forward, two browser sessions on one gateway,
-//! export from the menu (issue 14) and keyboard shortcuts.
+//! export from the menu and keyboard shortcuts.
 //!
 //! ```text
 //! trunk build --release --skip-version-check && cargo build -p aria-gateway

@@ -1,4 +1,4 @@
-//! Browser tests of what the agent's work looks like (issue 3): reasoning,
+//! Browser tests of what the agent's work looks like: reasoning,
 //! tool cards, commentary, typing, footers, each value of each display
 //! setting against the gateway's demo scenarios, and settings persistence.
 //! The harness's scripted gateway (`support::fake_gateway`, with a scripted

@@ -4,8 +4,9 @@
 //! `crate::…` / `super::…` paths), each name followed to the file that
 //! defines it through `pub use` re-exports, the way `farm-studio look`
 //! draws the house. Test code (`tests.rs`, `*_tests.rs`, `#[cfg(test)]`
-//! modules) is left out: tests may reach anywhere. And the client's pure
-//! modules (`PURE`) reach no reactive one.
+//! modules) is left out: tests may reach anywhere. (That the client's
+//! logic reaches no browser API is Cargo's to check: `aria-core` has no web
+//! dependency.)
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -506,6 +507,11 @@ fn the_client_has_no_import_cycle() {
 }
 
 #[test]
+fn the_client_core_has_no_import_cycle() {
+    assert_acyclic("core/src", 6);
+}
+
+#[test]
 fn the_gateway_has_no_import_cycle() {
     assert_acyclic("gateway/src", 6);
 }
@@ -518,121 +524,6 @@ fn the_protocol_has_no_import_cycle() {
 #[test]
 fn the_markdown_crate_has_no_import_cycle() {
     assert_acyclic("markdown/src", 4);
-}
-
-/// The client's pure modules: plain Rust, tested on the host. Everything
-/// else (`ui/`, the socket, `main.rs`) is reactive or browser glue.
-const PURE: &[&str] = &[
-    "announce",
-    "app_update",
-    "attention",
-    "deep_link",
-    "display",
-    "export",
-    "net::address",
-    "net::backoff",
-    "net::endpoint",
-    "net::heartbeat",
-    "offline",
-    "render",
-    "search",
-    "settings",
-    "shortcuts",
-    "store",
-];
-
-/// Crates that only work in the browser or a reactive runtime.
-const REACTIVE_CRATES: &[&str] = &["leptos", "web_sys", "js_sys", "wasm_bindgen", "gloo"];
-
-/// Whether `word` appears in `code` as a whole identifier.
-fn names(code: &str, word: &str) -> bool {
-    let ident = |c: char| c.is_alphanumeric() || c == '_';
-    code.match_indices(word).any(|(i, _)| {
-        let before = code[..i].chars().next_back();
-        let after = code[i + word.len()..].chars().next();
-        !before.is_some_and(ident) && !after.is_some_and(ident)
-    })
-}
-
-/// Pure modules that reach a reactive one (in `ui/`, or naming a browser
-/// or Leptos crate), directly or through others: each as its chain of files.
-fn reactive_reach(krate: &Crate) -> Vec<Vec<String>> {
-    let edges = krate.edges();
-    let is_pure = |m: &ModPath| {
-        PURE.iter().any(|p| {
-            let p: Vec<&str> = p.split("::").collect();
-            m.len() >= p.len() && m.iter().zip(&p).all(|(a, b)| a == b)
-        })
-    };
-    let reactive = |m: &ModPath| {
-        m.first().is_some_and(|s| s == "ui")
-            || REACTIVE_CRATES
-                .iter()
-                .any(|c| names(&krate.files[m].code, c))
-    };
-    let mut bad = Vec::new();
-    for start in krate.files.keys().filter(|m| is_pure(m)) {
-        // Depth first, remembering how each module was reached; the crate
-        // root only re-exports the protocol and declares modules.
-        let mut via: BTreeMap<&ModPath, &ModPath> = BTreeMap::new();
-        let mut stack = vec![start];
-        while let Some(m) = stack.pop() {
-            if reactive(m) {
-                let mut chain = vec![krate.files[m].path.display().to_string()];
-                let mut at = m;
-                while let Some(prev) = via.get(at) {
-                    chain.push(krate.files[*prev].path.display().to_string());
-                    at = prev;
-                }
-                chain.reverse();
-                bad.push(chain);
-                break;
-            }
-            for next in edges.get(m).into_iter().flatten() {
-                if !next.is_empty() && next != start && !via.contains_key(next) {
-                    via.insert(next, m);
-                    stack.push(next);
-                }
-            }
-        }
-    }
-    bad
-}
-
-#[test]
-fn pure_modules_import_no_reactive_ones() {
-    let krate = Crate::read(&crate_dir("src"));
-    for p in PURE {
-        let m: ModPath = p.split("::").map(str::to_string).collect();
-        assert!(krate.files.contains_key(&m), "no module {p} in src/");
-    }
-    let bad = reactive_reach(&krate);
-    assert!(
-        bad.is_empty(),
-        "pure modules that reach reactive ones: {bad:#?}"
-    );
-}
-
-/// The markdown crate is pure as a whole (the host tests its renderer);
-/// the bindings of its wasm module live apart, in markdown/module.
-#[test]
-fn the_markdown_crate_names_no_browser_crate() {
-    let krate = Crate::read(&crate_dir("markdown/src"));
-    assert!(
-        krate.files.len() > 3,
-        "markdown/src read as {} files",
-        krate.files.len()
-    );
-    let named: Vec<String> = krate
-        .files
-        .values()
-        .filter(|f| REACTIVE_CRATES.iter().any(|c| names(&f.code, c)))
-        .map(|f| f.path.display().to_string())
-        .collect();
-    assert!(
-        named.is_empty(),
-        "markdown files naming a browser crate: {named:?}"
-    );
 }
 
 /// A crate of `files` (path, code) in a fresh temporary folder, read.
@@ -654,31 +545,6 @@ fn temp_crate(name: &str, files: &[(&str, &str)]) -> Crate {
             .to_path_buf();
     }
     krate
-}
-
-/// The purity checker itself: a pure module reaching `ui/` through another
-/// pure one, and one naming leptos, are found; a reactive module may import
-/// a pure one.
-#[test]
-fn a_pure_module_reaching_a_reactive_one_is_found() {
-    let krate = temp_crate(
-        "module-purity",
-        &[
-            ("lib.rs", "mod ui;\nmod store;\nmod display;\nmod render;\n"),
-            ("store.rs", "use crate::display::rule;\npub struct Store;\n"),
-            ("display.rs", "pub fn rule() { crate::ui::show() }\n"),
-            ("render.rs", "use leptos::prelude::*;\n"),
-            ("ui.rs", "use crate::store::Store;\npub fn show() {}\n"),
-        ],
-    );
-    assert_eq!(
-        reactive_reach(&krate),
-        vec![
-            vec!["display.rs", "ui.rs"],
-            vec!["render.rs"],
-            vec!["store.rs", "display.rs", "ui.rs"],
-        ]
-    );
 }
 
 /// The checker itself: a loop through a re-export, a `super` path and an

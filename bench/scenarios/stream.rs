@@ -14,7 +14,7 @@ use crate::report::{Report, Target};
 use crate::support::secs;
 
 const SCENARIO: &str = "Long stream";
-/// The target per rendered update (issue 17): p95 at most this.
+/// The target per rendered update: p95 at most this.
 const FRAME_BUDGET_MS: f64 = 8.0;
 const NAIVE: &str = "Naive baseline";
 const NAIVE_PER_FRAME: &str = "Naive, per frame";

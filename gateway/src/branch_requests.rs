@@ -14,8 +14,8 @@ use crate::app::App;
 use crate::clock::now_ms;
 use crate::hub::{ConnId, Hub};
 use crate::ids;
+use crate::message_text::checked_text;
 use crate::request_error::RequestError;
-use crate::requests::checked_text;
 use crate::store::tree::Switch;
 use crate::store::{Edited, Refusal, Regenerated, Selected};
 

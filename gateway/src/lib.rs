@@ -18,6 +18,7 @@ mod history;
 mod hub;
 mod ids;
 mod live;
+mod message_text;
 mod origin_policy;
 mod outbox;
 mod rate_limit;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use aria_protocol::{
     valid_title, ApprovalRespond, ChannelCreate, ChannelCreated, ChannelDeleted, ChannelList,
     ChannelRef, ChannelRename, ChannelRenamed, ClientFrame, ErrorCode, History, HistoryGet,
-    InChannel, MessageItem, MessageSend, Role, ServerFrame, MAX_TEXT_BYTES,
+    InChannel, MessageItem, MessageSend, Role, ServerFrame,
 };
 
 use crate::app::App;
@@ -15,6 +15,7 @@ use crate::clock::now_ms;
 use crate::history::PageQuery;
 use crate::hub::{ConnId, Hub};
 use crate::ids;
+use crate::message_text::checked_text;
 use crate::request_error::RequestError;
 use crate::store::{Store, StoreError};
 use crate::title::{derive_title, DEFAULT_TITLE};
@@ -325,19 +326,6 @@ fn accept(
         channel_id,
         auto_title,
     })
-}
-
-/// The trimmed text of a message (§4: 1..=65536 bytes), or the error's
-/// code and sentence.
-pub(crate) fn checked_text(text: &str) -> Result<String, (ErrorCode, &'static str)> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Err((ErrorCode::BadRequest, "The message is empty."));
-    }
-    if text.len() > MAX_TEXT_BYTES {
-        return Err((ErrorCode::TooLarge, "The message is longer than 64 KiB."));
-    }
-    Ok(text.to_string())
 }
 
 /// Asks the agent for a better title of a new auto thread and renames it,

@@ -4,8 +4,7 @@
 //!
 //! The client links none of the parser into its first load: this crate is
 //! compiled a second time as its own wasm module (`markdown/module`), which
-//! the app fetches after it has started (docs/architecture.md, "Markdown
-//! module"). Only the parser-free helpers ([`escape_into`],
+//! the app fetches after it has started (docs/build.md, "At run time"). Only the parser-free helpers ([`escape_into`],
 //! [`completed_prefix_len`], [`unchanged_prefix_len`], [`RenderDelta`]) are
 //! called from the app itself.
 

@@ -131,7 +131,7 @@ impl MarkdownModule {
     /// lays it out off screen. V8 compiles each wasm function on its first
     /// call, and the browser loads each font on its first use: a new tab's
     /// first streamed answer would otherwise pay both in its first frame
-    /// (bench/README.md, "The first streamed update and the last"). Then
+    /// (bench/history/2026-11-30-to-12-03.md, "The first streamed update and the last"). Then
     /// has the parser optimized ([`Self::tier_up`]).
     fn warm_up(self) {
         if let Some(renderer) = self.renderer() {
@@ -154,8 +154,8 @@ impl MarkdownModule {
     /// it has run enough, on a background thread: the parser's largest
     /// functions take it 60–200 ms. Run here, that happens while the page
     /// is idle, not beside a first long answer's frames, where it took the
-    /// machine's second core (bench/README.md, "Where it stands, session
-    /// 14").
+    /// machine's second core (bench/history/2026-11-30-to-12-03.md,
+    /// "Where it stands (2026-12-02, session 14)").
     fn tier_up(self, renderer: Renderer, text: String, mut at: usize) {
         for _ in 0..TIER_UP_SNAPSHOTS_PER_IDLE {
             if at >= text.len() {

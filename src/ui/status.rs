@@ -36,7 +36,7 @@ pub fn ConnectionStatus() -> impl IntoView {
             // changed would show up to a second too much.
             now.track();
             // Whole seconds as an integer: printing the f64 would pull
-            // float formatting into the wasm (bench/README.md "Size").
+            // float formatting into the wasm (bench/history/2026-11-30-to-12-03.md, "Size (2026-12-01, evening)").
             let secs = ((retry_at_ms - browser::now_ms()) / 1000.0).ceil().max(0.0) as u64;
             format!("Reconnecting in {secs} s")
         }

@@ -231,7 +231,7 @@ async fn push_burst(b: &Browser, fake: &FakeGateway, burst: Vec<String>) -> Burs
 /// screen: the Long Tasks API reports only tasks over 50 ms, so any report
 /// fails. Measured with a release `cargo build` beside it (load 2.9-3.9):
 /// 0 ms in 8 of 8 runs; the build before the list stopped forcing a layout
-/// in every update had a 56 ms task in 1 of 5 (bench/README.md, "Bursts").
+/// in every update had a 56 ms task in 1 of 5 (bench/history/2026-11-30-to-12-03.md, "Bursts: the test's allowance at 50 ms").
 const BURST_LONGEST_MS: f64 = 50.0;
 
 /// The same burst while a 1 MiB answer is on screen. A long task can be

@@ -387,7 +387,7 @@ const TAIL_STEP: &str =
     return [text, same];";
 
 /// Where a streamed answer's unfinished tail only gained text, that text
-/// is appended to its last text node (src/render/tail_append.rs) instead of
+/// is appended to its last text node (core/src/render/tail_append.rs) instead of
 /// the tail being made anew: after each snapshot the tail shows exactly
 /// that snapshot, in the same text node while only text was added.
 #[test]

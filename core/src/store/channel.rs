@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::branch::Branches;
+use super::branches::Branches;
 use super::row::Row;
 use super::row_key::RowKey;
 use super::timeline::Timeline;

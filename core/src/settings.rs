@@ -155,7 +155,7 @@ impl Settings {
                 _ => value,
             };
             // Through the JSON text, not `to_value`: the wasm then needs no
-            // serializer into a `Value` (bench/README.md "Size").
+            // serializer into a `Value` (bench/history/2026-11-30-to-12-03.md, "Size (2026-12-01, evening)").
             let Ok(serde_json::Value::Object(mut merged)) = serde_json::from_str(&out.to_json())
             else {
                 break;

@@ -49,7 +49,7 @@ fn every_listed_language_and_alias_has_a_grammar() {
 /// The build bundles exactly the grammars the alias table can name.
 #[test]
 fn the_bundle_script_carries_every_grammar() {
-    let script = include_str!("../../../scripts/bundle-highlighter");
+    let script = include_str!("../../../../scripts/bundle-highlighter");
     let line = script
         .lines()
         .find_map(|l| l.strip_prefix("GRAMMARS=\""))

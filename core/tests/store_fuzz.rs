@@ -4,8 +4,8 @@
 //! `PROPTEST_CASES=20000 cargo test --release --test store_fuzz`.
 #![cfg(not(target_arch = "wasm32"))]
 
-use aria_web::protocol::{Choice, ClientFrame, ServerFrame};
-use aria_web::store::{ApprovalState, Effect, RowBody, RowKey, Store};
+use aria_core::protocol::{Choice, ClientFrame, ServerFrame};
+use aria_core::store::{ApprovalState, Effect, RowBody, RowKey, Store};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

@@ -35,7 +35,7 @@ pub fn tokens(n: u64) -> String {
 
 /// `1.2k`, `12k`, `340k`, `3.4M`, `1.1B`, `2T` (n ≥ 1000). Integer
 /// arithmetic on rounded tenths: `{:.1}` would pull float-to-decimal
-/// formatting into the wasm (bench/README.md "Size").
+/// formatting into the wasm (bench/history/2026-11-30-to-12-03.md, "Size (2026-12-01, evening)").
 fn compact(n: u64) -> String {
     const UNITS: [(f64, &str); 4] = [(1e3, "k"), (1e6, "M"), (1e9, "B"), (1e12, "T")];
     let mut out = String::new();

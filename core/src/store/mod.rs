@@ -9,6 +9,7 @@
 mod apply;
 mod approval;
 mod branch;
+mod branches;
 mod channel;
 mod id_map;
 mod jump;
@@ -31,7 +32,7 @@ use std::collections::VecDeque;
 
 use id_map::IdMap;
 
-pub use branch::Branches;
+pub use branches::Branches;
 pub use channel::{ChannelState, PageRequest};
 pub use jump::Focus;
 pub use pending_sends::PendingSend;
