@@ -425,6 +425,7 @@ mod tests {
             before: req.before,
             after: None,
             around: None,
+            branch_rev: None,
         }
     }
 

@@ -34,6 +34,17 @@ pub struct Press<'a> {
     pub composing: bool,
 }
 
+/// The `keyCode` of a key press an input method takes. Safari reports the
+/// Enter that confirms a composition with it and `isComposing` false.
+pub const IME_KEY_CODE: u32 = 229;
+
+/// Whether a key press belongs to an input method (IME) and not to the
+/// page: the Enter that picks a Chinese, Japanese or Korean candidate must
+/// never send.
+pub fn ime_owns(is_composing: bool, key_code: u32) -> bool {
+    is_composing || key_code == IME_KEY_CODE
+}
+
 /// Where the press happened.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Context {
@@ -234,6 +245,16 @@ mod tests {
             ..key("/")
         };
         assert_eq!(action(&composing, IDLE), None);
+    }
+
+    /// Chromium and Firefox flag a composing key with `isComposing`;
+    /// Safari's confirming Enter only has `keyCode` 229.
+    #[test]
+    fn an_ime_owns_composing_keys_and_safaris_229() {
+        assert!(ime_owns(true, 13));
+        assert!(ime_owns(false, IME_KEY_CODE));
+        assert!(ime_owns(true, IME_KEY_CODE));
+        assert!(!ime_owns(false, 13), "a plain Enter is the page's");
     }
 
     #[test]

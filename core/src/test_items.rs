@@ -11,5 +11,6 @@ pub fn commentary(seq: u64) -> HistoryItem {
         text: format!("note {seq}"),
         ts: 1,
         turn_id: None,
+        branch: None,
     })
 }

@@ -63,6 +63,12 @@ fn frame() -> impl Strategy<Value = Value> {
         Just(json!({"type":"error","code":"too_large","message":"big","client_msg_id":"k2"})),
         Just(json!({"type":"ready","protocol":1,"channels":[{"channel_id":"c1","last_seq":5},{"channel_id":"c2"}]})),
         Just(json!({"type":"channel.list","channels":[{"channel_id":"c1","last_seq":7}]})),
+        // Branches (§12), hostile ones included: revisions that go back,
+        // forks past the end, branches that do not fit their item.
+        (ch.clone(), 0u64..14, 0u64..5, pick(&["edit", "regenerate", "select", "merge"])).prop_map(|(c, f, r, cause)| json!({"type":"branch.switched","channel_id":c,"fork_seq":f,"branch_rev":r,"cause":cause})),
+        (ch.clone(), 0u64..12, prop::collection::vec(0u64..14, 0..4), 0u32..5).prop_map(|(c, s, sib, i)| json!({"type":"message","channel_id":c,"message_id":format!("h{s}"),"seq":s,"role":"user","text":"b","branch":{"siblings":sib,"index":i}})),
+        (ch.clone(), prop::collection::vec(0u64..12, 0..6), 0u64..5, any::<bool>()).prop_map(|(c, seqs, r, more)| json!({"type":"history","channel_id":c,"has_more":more,"branch_rev":r,
+            "items": seqs.iter().map(|s| json!({"type":"message","seq":s,"message_id":format!("h{s}"),"role":"user","text":"p","branch":{"siblings":[s, s + 1],"index":0}})).collect::<Vec<_>>()})),
         // Malformed and unknown frames.
         Just(json!({"type":"message.update","channel_id":"c1"})),
         Just(json!({"type":"tool.end","channel_id":"c1","index":"one"})),
@@ -80,6 +86,7 @@ enum Step {
     LoadOlder(&'static str),
     Lost,
     Respond(&'static str, &'static str, Choice),
+    SwitchBranch(&'static str, u64, i64),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -91,6 +98,7 @@ fn step() -> impl Strategy<Value = Step> {
         1 => Just(Step::Lost),
         2 => (pick(CHANNELS), pick(REQUESTS), prop::sample::select(vec![Choice::Once, Choice::Session, Choice::Always, Choice::Deny, Choice::Other]))
             .prop_map(|(c, r, x)| Step::Respond(c, r, x)),
+        1 => (pick(CHANNELS), 0u64..12, prop::sample::select(vec![-1i64, 1])).prop_map(|(c, s, d)| Step::SwitchBranch(c, s, d)),
     ]
 }
 
@@ -108,6 +116,12 @@ fn check_invariants(store: &Store) {
         );
         if let Some(turn) = &c.turn {
             assert!(!turn.id.is_empty());
+        }
+        for (seq, branch) in &c.branches.at {
+            assert!(
+                branch.fits(*seq),
+                "a branch kept that does not fit item {seq}: {branch:?}"
+            );
         }
         for row in t.rows() {
             if let RowBody::Assistant(a) = &row.body {
@@ -159,6 +173,7 @@ proptest! {
                 Step::LoadOlder(c) => store.load_older(c),
                 Step::Lost => { store.connection_lost(); Vec::new() }
                 Step::Respond(c, r, x) => store.respond(c, r, x),
+                Step::SwitchBranch(c, seq, d) => store.switch_branch(c, seq, d),
             };
             // Every frame the store asks to send must encode; an answer
             // leaves its request answering, so a second one cannot follow.

@@ -150,6 +150,7 @@ fn resolution(request: ApprovalRequest, choice: Choice, device_id: Option<String
         choice,
         device_id,
         ts: now_ms(),
+        branch: None,
     }
 }
 

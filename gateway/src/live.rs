@@ -184,6 +184,7 @@ mod tests {
             output_preview: String::new(),
             output: None,
             parent_index: None,
+            branch: None,
         })
     }
 
@@ -282,6 +283,7 @@ mod tests {
             model: None,
             tokens: None,
             ts: 2,
+            branch: None,
         }));
         assert_eq!(types(&live.resend()), ["typing"]);
         live.observe(&typing(false));

@@ -26,7 +26,7 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(items) = cli.seed.seed_channel {
         let started = std::time::Instant::now();
-        match seed_channel(&cli.data_dir, items) {
+        match seed_channel(&cli.data_dir, items, cli.seed.seed_forks) {
             Ok(true) => {
                 // The bench reads `per_sec`: the log's bulk append rate,
                 // search index included.

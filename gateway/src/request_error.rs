@@ -63,6 +63,11 @@ impl RequestError {
                 )
                 .in_channel(channel_id)
             }
+            (StoreError::OffPath, Some(id)) => Self::new(
+                ErrorCode::NotFound,
+                "That item is on another branch of the thread.",
+            )
+            .in_channel(Some(id)),
             (e, _) => {
                 tracing::error!("store error: {e}");
                 Self::new(ErrorCode::Internal, "The gateway could not access its log.")

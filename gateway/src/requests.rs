@@ -5,18 +5,21 @@ use std::sync::Arc;
 use aria_protocol::{
     valid_title, ApprovalRespond, ChannelCreate, ChannelCreated, ChannelDeleted, ChannelList,
     ChannelRef, ChannelRename, ChannelRenamed, ClientFrame, ErrorCode, History, HistoryGet,
-    InChannel, MessageItem, MessageSend, Role, ServerFrame, MAX_TEXT_BYTES,
+    InChannel, MessageItem, MessageSend, Role, ServerFrame,
 };
 
 use crate::app::App;
 use crate::approvals::Answer;
+use crate::branch_requests;
 use crate::clock::now_ms;
 use crate::history::PageQuery;
 use crate::hub::{ConnId, Hub};
 use crate::ids;
+use crate::message_text::checked_text;
 use crate::request_error::RequestError;
 use crate::store::{Store, StoreError};
 use crate::title::{derive_title, DEFAULT_TITLE};
+use crate::turns::Turns;
 
 /// Handles one decoded frame of the device `device_id`; errors go back to
 /// the device that sent it.
@@ -36,6 +39,9 @@ pub async fn handle(app: &Arc<App>, conn: ConnId, device_id: &str, frame: Client
         ClientFrame::TurnCancel(req) => turn_cancel(app, req).await,
         ClientFrame::ApprovalRespond(req) => approval_respond(app, conn, device_id, req).await,
         ClientFrame::Search(req) => crate::search::search(app, conn, req).await,
+        ClientFrame::MessageEdit(req) => branch_requests::edit(app, conn, device_id, req).await,
+        ClientFrame::TurnRegenerate(req) => branch_requests::regenerate(app, device_id, req).await,
+        ClientFrame::BranchSelect(req) => branch_requests::select(app, device_id, req).await,
         // A second hello changes nothing; unknown types are ignored (§1).
         ClientFrame::Hello(_) | ClientFrame::Unknown => Ok(()),
     };
@@ -122,7 +128,7 @@ async fn history_get(app: &Arc<App>, conn: ConnId, req: HistoryGet) -> Result<()
         RequestError::new(ErrorCode::BadRequest, m).in_channel(Some(&req.channel_id))
     })?;
     let channel_id = req.channel_id.clone();
-    let page = app
+    let (page, branch_rev) = app
         .outbox
         .run(move |store, _| store.page(&channel_id, &query))
         .await
@@ -135,6 +141,7 @@ async fn history_get(app: &Arc<App>, conn: ConnId, req: HistoryGet) -> Result<()
         before: req.before,
         after: req.after,
         around: req.around,
+        branch_rev: Some(branch_rev),
     };
     app.outbox.hub().reply(conn, &ServerFrame::History(page));
     Ok(())
@@ -203,7 +210,7 @@ enum Target {
 
 enum Accepted {
     /// First time this `client_msg_id` was seen: the message is logged and
-    /// echoed; its turn is to run.
+    /// echoed, and its turn queued.
     New {
         channel_id: String,
         /// The derived title when the message minted an auto thread.
@@ -225,27 +232,18 @@ async fn message_send(app: &Arc<App>, conn: ConnId, req: MessageSend) -> Result<
             "client_msg_id must not be empty.",
         ));
     }
-    let text = req.text.trim();
-    if text.is_empty() {
-        return Err(fail(ErrorCode::BadRequest, "The message is empty."));
-    }
-    if text.len() > MAX_TEXT_BYTES {
-        return Err(fail(
-            ErrorCode::TooLarge,
-            "The message is longer than 64 KiB.",
-        ));
-    }
+    let text = checked_text(&req.text).map_err(|(code, message)| fail(code, message))?;
     let target = match (&req.channel_id, req.auto_thread) {
         (Some(id), _) => Target::Channel(id.clone()),
         (None, Some(true)) => Target::NewThread,
         (None, _) => Target::Default,
     };
-    let text = text.to_string();
     let logged_text = text.clone();
     let client_msg_id = req.client_msg_id.clone();
+    let turns = Arc::clone(&app.turns);
     let accepted = app
         .outbox
-        .run(move |store, hub| accept(store, hub, target, logged_text, client_msg_id))
+        .run(move |store, hub| accept(store, hub, &turns, target, logged_text, client_msg_id))
         .await
         .map_err(|e| {
             RequestError::from_store(e, req.channel_id.as_deref())
@@ -258,9 +256,8 @@ async fn message_send(app: &Arc<App>, conn: ConnId, req: MessageSend) -> Result<
             auto_title,
         } => {
             if let Some(derived) = auto_title {
-                upgrade_title(Arc::clone(app), channel_id.clone(), derived, text.clone());
+                upgrade_title(Arc::clone(app), channel_id, derived, text);
             }
-            app.turns.enqueue(&channel_id, text);
         }
     }
     Ok(())
@@ -272,6 +269,7 @@ async fn message_send(app: &Arc<App>, conn: ConnId, req: MessageSend) -> Result<
 fn accept(
     store: &mut Store,
     hub: &Hub,
+    turns: &Arc<Turns>,
     target: Target,
     text: String,
     client_msg_id: String,
@@ -315,13 +313,15 @@ fn accept(
         ts: now_ms(),
         turn_id: None,
         client_msg_id: Some(client_msg_id),
+        branch: None,
     };
     // Logged (committed) before the echo leaves: an echoed message is never lost.
-    let item = store.append(&channel_id, item)?;
+    let sent = store.send_user(&channel_id, item)?;
     hub.publish(&ServerFrame::Message(InChannel {
         channel_id: channel_id.clone(),
-        item,
+        item: sent.echo,
     }));
+    turns.enqueue(&channel_id, sent.turn);
     Ok(Accepted::New {
         channel_id,
         auto_title,

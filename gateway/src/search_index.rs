@@ -128,7 +128,7 @@ pub fn remove_channel(conn: &Connection, channel_id: &str) -> Result<(), StoreEr
 /// Matches newest first: FTS5 yields them in key order (no sort), each is
 /// checked against the words, and the scan stops one past a full page.
 const SEARCH_SQL: &str = "
-SELECT search_docs.key, search_docs.channel_id, log.item
+SELECT search_docs.key, search_docs.channel_id, log.item, log.on_path
 FROM search_fts
 JOIN search_docs ON search_docs.key = search_fts.rowid
 JOIN log ON log.channel_id = search_docs.channel_id AND log.seq = search_docs.seq
@@ -164,7 +164,8 @@ pub fn search(conn: &Connection, query: &SearchQuery) -> Result<SearchPage, Stor
         let channel_id: String = row.get(1)?;
         let json: String = row.get(2)?;
         let item = HistoryItem::decode(&json)?;
-        if let Some(hit) = hit(channel_id, &item, &query.terms) {
+        if let Some(mut hit) = hit(channel_id, &item, &query.terms) {
+            hit.on_path = Some(row.get(3)?);
             page.hits.push(hit);
         }
         candidates += 1;
@@ -187,6 +188,7 @@ fn hit(channel_id: String, item: &HistoryItem, terms: &Terms) -> Option<Hit> {
         },
         snippet: snippet(&body, at),
         ts,
+        on_path: None,
     })
 }
 
@@ -241,6 +243,7 @@ mod tests {
             ts,
             turn_id: None,
             client_msg_id: None,
+            branch: None,
         })
     }
 
@@ -258,6 +261,7 @@ mod tests {
             output_preview: "3 files".into(),
             output: Some(output.into()),
             ts,
+            branch: None,
         })
     }
 
@@ -309,6 +313,7 @@ mod tests {
             text: "Looking at giraffes".into(),
             ts: 3,
             turn_id: None,
+            branch: None,
         });
         let (store, _dir) = store_with(&[
             ("c1", message("Hello world", 1)),

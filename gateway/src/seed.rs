@@ -21,11 +21,17 @@ pub struct SeedArgs {
     /// benchmarks; nothing happens if it exists already).
     #[arg(long, value_name = "N")]
     pub seed_channel: Option<u64>,
+    /// With `--seed-channel`: that many of its questions also have an
+    /// edited version with its own answer, off the active path (§12), so
+    /// the active path is read among forks.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed_forks: u64,
 }
 
 /// Creates `c_seed` with `items` logged items in `data_dir`'s database,
+/// `forks` of its questions with a second version off the active path,
 /// unless it exists. Returns whether it was created.
-pub fn seed_channel(data_dir: &Path, items: u64) -> Result<bool, StoreError> {
+pub fn seed_channel(data_dir: &Path, items: u64, forks: u64) -> Result<bool, StoreError> {
     let mut store = Store::open(data_dir)?;
     if store.channel(SEEDED_CHANNEL).is_ok() {
         return Ok(false);
@@ -38,7 +44,31 @@ pub fn seed_channel(data_dir: &Path, items: u64) -> Result<bool, StoreError> {
             .unwrap_or(i64::MAX)
             .saturating_mul(1000);
     store.append_all(SEEDED_CHANNEL, (1..=items).map(|seq| item(seq, start)))?;
+    let turns = items / 5;
+    for fork in 0..forks.min(turns) {
+        // Questions spread evenly over the thread.
+        let turn = fork * turns / forks.min(turns).max(1);
+        let question = turn * 5 + 1;
+        store.graft(SEEDED_CHANNEL, question, fork_items(turn, fork))?;
+    }
     Ok(true)
+}
+
+/// The other version of question `turn` and its answer.
+fn fork_items(turn: u64, fork: u64) -> Vec<HistoryItem> {
+    let mut question = item(turn * 5 + 1, now_ms());
+    let mut answer = item(turn * 5 + 5, now_ms());
+    if let HistoryItem::Message(m) = &mut question {
+        m.message_id = format!("seed_fork_q{fork}");
+        m.client_msg_id = Some(format!("seed_fork_k{fork}"));
+        m.text =
+            format!("Question {turn}, asked differently: which errors does module {turn} hide?");
+    }
+    if let HistoryItem::Message(m) = &mut answer {
+        m.message_id = format!("seed_fork_a{fork}");
+        m.turn_id = Some(format!("seed_fork_t{fork}"));
+    }
+    vec![question, answer]
 }
 
 /// Item `seq` (1-based) of the seeded thread: turns of five items.
@@ -61,6 +91,7 @@ fn item(seq: u64, start: i64) -> HistoryItem {
             ts,
             turn_id: None,
             client_msg_id: Some(format!("seed_k{seq}")),
+            branch: None,
         }),
         1 => HistoryItem::Commentary(CommentaryItem {
             seq,
@@ -68,6 +99,7 @@ fn item(seq: u64, start: i64) -> HistoryItem {
             text: format!("Reading `src/module_{turn}.rs` and its tests first."),
             ts,
             turn_id,
+            branch: None,
         }),
         step @ (2 | 3) => {
             let (name, emoji, preview) = if step == 2 {
@@ -88,6 +120,7 @@ fn item(seq: u64, start: i64) -> HistoryItem {
                 output_preview: format!("{} lines", 40 + seq % 160),
                 output: None,
                 ts,
+                branch: None,
             })
         }
         _ => HistoryItem::Message(MessageItem {
@@ -101,6 +134,7 @@ fn item(seq: u64, start: i64) -> HistoryItem {
             ts,
             turn_id,
             client_msg_id: None,
+            branch: None,
         }),
     }
 }
@@ -136,10 +170,11 @@ mod tests {
     #[test]
     fn seeds_a_channel_once_with_consecutive_seqs() {
         let dir = tempfile::tempdir().expect("temp dir");
-        assert!(seed_channel(dir.path(), 23).expect("seed"));
-        assert!(!seed_channel(dir.path(), 23).expect("seed again"));
+        assert!(seed_channel(dir.path(), 23, 2).expect("seed"));
+        assert!(!seed_channel(dir.path(), 23, 2).expect("seed again"));
         let store = Store::open(dir.path()).expect("open");
-        assert_eq!(store.channel(SEEDED_CHANNEL).expect("channel").last_seq, 23);
+        // Two forks of two items each, after the 23 of the path.
+        assert_eq!(store.channel(SEEDED_CHANNEL).expect("channel").last_seq, 27);
         let query = PageQuery::from_request(&HistoryGet {
             channel_id: SEEDED_CHANNEL.into(),
             before: None,
@@ -148,12 +183,27 @@ mod tests {
             limit: Some(200),
         })
         .expect("query");
-        let page = store.page(SEEDED_CHANNEL, &query).expect("page");
+        let (page, _) = store.page(SEEDED_CHANNEL, &query).expect("page");
         let items = page.items;
         let seqs: Vec<u64> = items.iter().filter_map(HistoryItem::seq).collect();
         assert_eq!(seqs, (1..=23).collect::<Vec<_>>());
         assert!(!page.has_more);
         assert!(matches!(&items[0], HistoryItem::Message(m) if m.role == Role::User));
         assert!(matches!(&items[4], HistoryItem::Message(m) if m.role == Role::Assistant));
+        let first = |item: &HistoryItem| match item {
+            HistoryItem::Message(m) => m.branch.clone().map(|b| (b.siblings, b.index)),
+            _ => None,
+        };
+        assert_eq!(
+            first(&items[0]),
+            Some((vec![1, 24], 0)),
+            "question 0 has a fork"
+        );
+        assert_eq!(
+            first(&items[10]),
+            Some((vec![11, 26], 0)),
+            "so has question 2"
+        );
+        assert_eq!(first(&items[5]), None);
     }
 }

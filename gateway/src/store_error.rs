@@ -5,6 +5,9 @@
 pub enum StoreError {
     #[error("unknown channel")]
     NotFound,
+    /// The item asked for is on another branch than the active path (§12).
+    #[error("the item is not on the active path")]
+    OffPath,
     #[error("cannot create the data directory: {0}")]
     Io(#[from] std::io::Error),
     #[error("database error: {0}")]

@@ -10,6 +10,7 @@ use tokio::sync::{watch, Notify};
 use crate::agent::{Agent, Turn};
 use crate::approvals::Approvals;
 use crate::outbox::Outbox;
+use crate::store::TurnSlot;
 
 pub struct Turns {
     outbox: Arc<Outbox>,
@@ -23,8 +24,8 @@ pub struct Turns {
 /// A channel with a turn running. It exists exactly while a worker task
 /// drains its queue, which keeps "start a worker" free of races.
 struct Lane {
-    /// Texts of accepted messages whose turn has not started.
-    queue: VecDeque<String>,
+    /// Turns accepted and not started, in order.
+    queue: VecDeque<TurnSlot>,
     /// Cancels the running turn.
     cancel: Option<watch::Sender<bool>>,
 }
@@ -44,18 +45,26 @@ impl Turns {
         self.lanes.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Queues a turn answering `text`; starts it at once if the channel is idle.
-    pub fn enqueue(self: &Arc<Self>, channel_id: &str, text: String) {
+    /// Queues a turn; starts it at once if the channel is idle. Called
+    /// under the outbox lock that logged what it answers, so a branching
+    /// request checked under that lock sees it ([`Turns::busy`]).
+    pub fn enqueue(self: &Arc<Self>, channel_id: &str, turn: TurnSlot) {
         match self.lanes().entry(channel_id.to_string()) {
-            Entry::Occupied(mut lane) => lane.get_mut().queue.push_back(text),
+            Entry::Occupied(mut lane) => lane.get_mut().queue.push_back(turn),
             Entry::Vacant(slot) => {
                 slot.insert(Lane {
-                    queue: VecDeque::from([text]),
+                    queue: VecDeque::from([turn]),
                     cancel: None,
                 });
                 tokio::spawn(Arc::clone(self).drain(channel_id.to_string()));
             }
         }
+    }
+
+    /// Whether a turn runs or waits in the channel (§12 refuses branching
+    /// then).
+    pub fn busy(&self, channel_id: &str) -> bool {
+        self.lanes().contains_key(channel_id)
     }
 
     /// Runs the channel's queued turns in order until the queue is empty.
@@ -67,10 +76,10 @@ impl Turns {
                     return;
                 };
                 match lane.queue.pop_front() {
-                    Some(text) => {
+                    Some(slot) => {
                         let (tx, rx) = watch::channel(false);
                         lane.cancel = Some(tx);
-                        (text, rx)
+                        (slot, rx)
                     }
                     None => {
                         lanes.remove(&channel_id);
@@ -80,15 +89,31 @@ impl Turns {
                     }
                 }
             };
-            let (text, cancel) = next;
+            let (slot, cancel) = next;
             let mut turn = Turn::begin(
                 Arc::clone(&self.outbox),
                 Arc::clone(&self.approvals),
                 channel_id.clone(),
+                &slot,
                 cancel,
             );
-            let outcome = self.agent.run(&text, &mut turn).await;
-            turn.finish(outcome).await;
+            let outcome = self.agent.run(&slot.text, &mut turn).await;
+            let typing_off = turn.finish(outcome).await;
+            let idle = {
+                let mut lanes = self.lanes();
+                let idle = lanes.get(&channel_id).is_none_or(|l| l.queue.is_empty());
+                if idle {
+                    lanes.remove(&channel_id);
+                }
+                idle
+            };
+            // After the lane is gone: whoever sees the turn end finds the
+            // channel idle.
+            typing_off.send();
+            if idle {
+                self.lane_ended.notify_waiters();
+                return;
+            }
         }
     }
 

@@ -32,7 +32,7 @@ fn flags(page: &Value) -> (Vec<u64>, bool, bool) {
 #[tokio::test]
 async fn around_pages_are_centred_and_say_what_lies_on_each_side() {
     let dir = tempfile::tempdir().expect("temp dir");
-    seed_channel(dir.path(), 300).expect("seed");
+    seed_channel(dir.path(), 300, 0).expect("seed");
     let server = serve(config(dir.path(), 1)).await.expect("start");
     let mut client = Client::connect(&server.ws_url(), None).await;
 
@@ -117,7 +117,7 @@ async fn around_pages_are_centred_and_say_what_lies_on_each_side() {
 #[tokio::test]
 async fn around_is_checked_like_the_other_anchors() {
     let dir = tempfile::tempdir().expect("temp dir");
-    seed_channel(dir.path(), 20).expect("seed");
+    seed_channel(dir.path(), 20, 0).expect("seed");
     let server = serve(config(dir.path(), 1)).await.expect("start");
     let mut client = Client::connect(&server.ws_url(), None).await;
     for anchors in [
@@ -155,7 +155,7 @@ async fn around_is_checked_like_the_other_anchors() {
 #[tokio::test]
 async fn every_history_reply_echoes_its_anchor_and_after_says_has_newer() {
     let dir = tempfile::tempdir().expect("temp dir");
-    seed_channel(dir.path(), 20).expect("seed");
+    seed_channel(dir.path(), 20, 0).expect("seed");
     let server = serve(config(dir.path(), 1)).await.expect("start");
     let mut client = Client::connect(&server.ws_url(), None).await;
     let get = |extra: Value| {

@@ -169,7 +169,7 @@ async fn history_paging_edges() {
     let page = client.history(json!({"channel_id": empty})).await;
     assert_eq!(
         page,
-        json!({"type": "history", "channel_id": empty, "items": [], "has_more": false})
+        json!({"type": "history", "channel_id": empty, "items": [], "has_more": false, "branch_rev": 0})
     );
 
     let channel = channel_with_items(&mut client, 2).await;

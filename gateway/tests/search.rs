@@ -44,7 +44,7 @@ async fn all_pages(client: &mut Client, request: Value) -> (Vec<Value>, usize) {
 /// A gateway over a data dir whose `c_seed` holds `items` logged items.
 async fn seeded(items: u64) -> (aria_gateway::RunningServer, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("temp dir");
-    seed_channel(dir.path(), items).expect("seed");
+    seed_channel(dir.path(), items, 0).expect("seed");
     let server = serve(config(dir.path(), 1)).await.expect("start");
     (server, dir)
 }

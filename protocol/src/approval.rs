@@ -76,6 +76,13 @@ pub struct ApprovalItem {
     pub device_id: Option<String>,
     #[serde(default)]
     pub ts: i64,
+    /// The item's node and its siblings, when it has any (§12).
+    #[serde(
+        default,
+        deserialize_with = "crate::branch::lenient_branch",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub branch: Option<Box<crate::Branch>>,
 }
 
 /// `approval.respond`: the user's explicit answer.

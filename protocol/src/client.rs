@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ApprovalRespond, DecodeError, Search};
+use crate::{ApprovalRespond, BranchSelect, DecodeError, MessageEdit, Search, TurnRegenerate};
 
 /// Every client→server frame of the protocol.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,6 +30,12 @@ pub enum ClientFrame {
     ApprovalRespond(ApprovalRespond),
     #[serde(rename = "search")]
     Search(Search),
+    #[serde(rename = "message.edit")]
+    MessageEdit(MessageEdit),
+    #[serde(rename = "turn.regenerate")]
+    TurnRegenerate(TurnRegenerate),
+    #[serde(rename = "branch.select")]
+    BranchSelect(BranchSelect),
     /// A frame type this side does not know: ignored (§1).
     #[serde(other)]
     Unknown,

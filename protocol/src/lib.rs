@@ -6,6 +6,7 @@
 //! are ignored, a malformed frame becomes a [`DecodeError`], never a panic.
 
 mod approval;
+mod branch;
 mod client;
 mod error_code;
 mod plan;
@@ -15,6 +16,7 @@ mod search;
 mod server;
 
 pub use approval::*;
+pub use branch::{Branch, BranchCause, BranchSelect, BranchSwitched, MessageEdit, TurnRegenerate};
 pub use client::*;
 pub use error_code::ErrorCode;
 pub use plan::{Plan, PlanItem, PlanStatus};
@@ -123,5 +125,7 @@ pub fn valid_title(title: &str) -> Option<&str> {
     (1..=MAX_TITLE_CHARS).contains(&n).then_some(t)
 }
 
+#[cfg(test)]
+mod branch_tests;
 #[cfg(test)]
 mod tests;

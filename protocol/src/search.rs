@@ -61,6 +61,9 @@ pub struct Hit {
     pub snippet: String,
     #[serde(default)]
     pub ts: i64,
+    /// Whether the item is on its channel's active path (§12).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_path: Option<bool>,
 }
 
 /// Trims a query and checks the 1..=200 character rule.

@@ -4,8 +4,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
 use crate::{
-    body, frame_type, unknown, ApprovalItem, ApprovalRequest, DecodeError, ErrorCode, Ping, Plan,
-    SearchResults,
+    body, branch::lenient_branch, frame_type, unknown, ApprovalItem, ApprovalRequest, Branch,
+    BranchSwitched, DecodeError, ErrorCode, Ping, Plan, SearchResults,
 };
 
 /// Every server→client frame of the protocol.
@@ -59,6 +59,8 @@ pub enum ServerFrame {
     SearchResults(SearchResults),
     #[serde(rename = "plan")]
     Plan(Plan),
+    #[serde(rename = "branch.switched")]
+    BranchSwitched(BranchSwitched),
     /// A frame type this side does not know: ignored (§1).
     #[serde(skip)]
     Unknown,
@@ -93,6 +95,7 @@ impl ServerFrame {
             "approval.resolved" => F::ApprovalResolved(InChannel::decode(text, &t)?),
             "search.results" => F::SearchResults(body(text, &t)?),
             "plan" => F::Plan(body(text, &t)?),
+            "branch.switched" => F::BranchSwitched(body(text, &t)?),
             _ => unknown(text, F::Unknown)?,
         })
     }
@@ -122,6 +125,7 @@ impl ServerFrame {
             F::ApprovalRequest(f) => &f.channel_id,
             F::ApprovalResolved(f) => &f.channel_id,
             F::Plan(f) => &f.channel_id,
+            F::BranchSwitched(f) => &f.channel_id,
             F::Error(f) => return f.channel_id.as_deref(),
             F::SearchResults(f) => return f.channel_id.as_deref(),
             F::Ready(_) | F::Pong(_) | F::ChannelList(_) | F::Unknown => return None,
@@ -147,6 +151,10 @@ pub struct Channel {
     pub last_seq: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
+    /// Revision of the channel's active path (§12); absent from gateways
+    /// without branches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch_rev: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -262,6 +270,13 @@ pub struct MessageStop {
     pub tokens: Option<u64>,
     #[serde(default)]
     pub ts: i64,
+    /// The item's node and its siblings, when it has any (§12).
+    #[serde(
+        default,
+        deserialize_with = "lenient_branch",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub branch: Option<Box<Branch>>,
 }
 
 /// A live frame that carries a logged item plus the channel it belongs to.
@@ -308,6 +323,13 @@ pub struct MessageItem {
     pub turn_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_msg_id: Option<String>,
+    /// The item's node and its siblings, when it has any (§12).
+    #[serde(
+        default,
+        deserialize_with = "lenient_branch",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub branch: Option<Box<Branch>>,
 }
 
 /// An interim beat of the agent, live (`commentary`) or from history.
@@ -320,6 +342,13 @@ pub struct CommentaryItem {
     pub ts: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<String>,
+    /// The item's node and its siblings, when it has any (§12).
+    #[serde(
+        default,
+        deserialize_with = "lenient_branch",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub branch: Option<Box<Branch>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -370,6 +399,13 @@ pub struct ToolEnd {
     /// §14: the `index` of the call this one runs under.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_index: Option<u32>,
+    /// The item's node and its siblings, when it has any (§12).
+    #[serde(
+        default,
+        deserialize_with = "lenient_branch",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub branch: Option<Box<Branch>>,
 }
 
 /// A completed tool call as logged (history item `tool`).
@@ -395,6 +431,13 @@ pub struct ToolItem {
     pub output: Option<String>,
     #[serde(default)]
     pub ts: i64,
+    /// The item's node and its siblings, when it has any (§12).
+    #[serde(
+        default,
+        deserialize_with = "lenient_branch",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub branch: Option<Box<Branch>>,
 }
 
 /// One logged item of a `history` page (decoded by [`HistoryItem::decode`],
@@ -460,6 +503,9 @@ pub struct History {
     pub after: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub around: Option<u64>,
+    /// The channel's `branch_rev` the page was read at (§12).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch_rev: Option<u64>,
 }
 
 /// Decodes a page item by item, so one bad item does not drop the page.

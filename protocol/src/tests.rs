@@ -22,6 +22,7 @@ fn channel() -> Channel {
         auto: true,
         last_seq: 9,
         preview: Some("The repo has…".into()),
+        branch_rev: Some(3),
     }
 }
 
@@ -37,6 +38,7 @@ fn message_item() -> MessageItem {
         ts: 5,
         turn_id: Some("t1".into()),
         client_msg_id: Some("k1".into()),
+        branch: None,
     }
 }
 
@@ -54,6 +56,7 @@ fn tool_item() -> ToolItem {
         output_preview: "12 files".into(),
         output: Some("a\nb".into()),
         ts: 9,
+        branch: None,
     }
 }
 
@@ -68,6 +71,7 @@ fn approval_item() -> ApprovalItem {
         choice: Choice::Session,
         device_id: Some("d2".into()),
         ts: 13,
+        branch: None,
     }
 }
 
@@ -133,6 +137,7 @@ fn every_server_frame_round_trips() {
             model: Some("demo".into()),
             tokens: Some(42),
             ts: 4,
+            branch: None,
         }),
         ServerFrame::Message(InChannel {
             channel_id: c(),
@@ -146,6 +151,7 @@ fn every_server_frame_round_trips() {
                 text: "Found 12 files.".into(),
                 ts: 1,
                 turn_id: t(),
+                branch: None,
             },
         }),
         ServerFrame::ToolStart(ToolStart {
@@ -176,6 +182,7 @@ fn every_server_frame_round_trips() {
             output_preview: "12 files".into(),
             output: Some("full".into()),
             parent_index: None,
+            branch: None,
         }),
         ServerFrame::History(History {
             channel_id: c(),
@@ -187,6 +194,7 @@ fn every_server_frame_round_trips() {
                     text: "x".into(),
                     ts: 1,
                     turn_id: None,
+                    branch: None,
                 }),
                 HistoryItem::Tool(tool_item()),
                 HistoryItem::Approval(approval_item()),
@@ -196,6 +204,7 @@ fn every_server_frame_round_trips() {
             before: None,
             after: None,
             around: Some(8),
+            branch_rev: Some(2),
         }),
         ServerFrame::ApprovalRequest(ApprovalRequest {
             channel_id: c(),
@@ -221,6 +230,7 @@ fn every_server_frame_round_trips() {
                 role: Some(Role::User),
                 snippet: "summarize the repo".into(),
                 ts: 5,
+                on_path: Some(false),
             }],
             cursor: Some("opaque".into()),
         }),

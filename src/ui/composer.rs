@@ -26,7 +26,8 @@ pub fn Composer() -> impl IntoView {
     };
     let on_keydown = move |ev: KeyboardEvent| {
         // Enter while an IME is composing picks a candidate, not send.
-        if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+        let ime = crate::shortcuts::ime_owns(ev.is_composing(), ev.key_code());
+        if ev.key() == "Enter" && !ev.shift_key() && !ime {
             ev.prevent_default();
             submit();
         }

@@ -28,7 +28,7 @@ pub fn install(rt: Runtime, help_open: RwSignal<bool>) {
             meta: ev.meta_key(),
             alt: ev.alt_key(),
             shift: ev.shift_key(),
-            composing: ev.is_composing(),
+            composing: crate::shortcuts::ime_owns(ev.is_composing(), ev.key_code()),
         };
         let Some(act) = action(&press, context(rt, &ev)) else {
             return;

@@ -103,6 +103,7 @@ pub fn page_of(c: &ChannelState) -> Option<History> {
         before: None,
         after: None,
         around: None,
+        branch_rev: None,
     })
 }
 

@@ -33,6 +33,7 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
                 ts,
                 turn_id,
                 client_msg_id: u.client_msg_id.clone(),
+                branch: None,
             })
         }
         RowBody::Assistant(a) => {
@@ -54,6 +55,7 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
                 ts,
                 turn_id,
                 client_msg_id: None,
+                branch: None,
             })
         }
         RowBody::Commentary(text) => HistoryItem::Commentary(CommentaryItem {
@@ -62,6 +64,7 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
             text: text.clone(),
             ts,
             turn_id,
+            branch: None,
         }),
         RowBody::Tool(t) => {
             let ok = match t.state {
@@ -82,6 +85,7 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
                 output_preview: t.output_preview.clone(),
                 output: t.output.clone(),
                 ts,
+                branch: None,
             })
         }
         RowBody::Approval(a) => {
@@ -98,6 +102,7 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
                 choice: *choice,
                 device_id: elsewhere.then(|| ANOTHER_DEVICE.to_string()),
                 ts,
+                branch: None,
             })
         }
     })
@@ -121,6 +126,7 @@ mod tests {
             ts: 99,
             turn_id: Some("t1".into()),
             client_msg_id: cmid.map(str::to_string),
+            branch: None,
         }
     }
 
@@ -162,6 +168,7 @@ mod tests {
             text: "looking".into(),
             ts: 5,
             turn_id: None,
+            branch: None,
         }));
         for ok in [true, false] {
             same_row_again(HistoryItem::Tool(ToolItem {
@@ -177,6 +184,7 @@ mod tests {
                 output_preview: "a b".into(),
                 output: Some("a\nb".into()),
                 ts: 6,
+                branch: None,
             }));
         }
         for device in [None, Some("d2".to_string())] {
@@ -190,6 +198,7 @@ mod tests {
                 choice: Choice::Deny,
                 device_id: device,
                 ts: 8,
+                branch: None,
             }));
         }
     }

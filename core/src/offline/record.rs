@@ -138,6 +138,7 @@ mod tests {
             before: None,
             after: None,
             around: None,
+            branch_rev: None,
         }
     }
 

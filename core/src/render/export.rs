@@ -311,6 +311,7 @@ mod tests {
             ts: TS,
             turn_id: None,
             client_msg_id: None,
+            branch: None,
         })
     }
 
@@ -328,6 +329,7 @@ mod tests {
             output_preview: "short".into(),
             output: Some(output.into()),
             ts: TS,
+            branch: None,
         })
     }
 
@@ -380,6 +382,7 @@ mod tests {
                     text: "Looking *closely*\nnow".into(),
                     ts: TS,
                     turn_id: None,
+                    branch: None,
                 }),
                 HistoryItem::Approval(ApprovalItem {
                     seq: 5,
@@ -391,6 +394,7 @@ mod tests {
                     choice: Choice::Deny,
                     device_id: None,
                     ts: TS,
+                    branch: None,
                 }),
             ],
             0,

@@ -225,6 +225,7 @@ mod tests {
                     role: None,
                     snippet: format!("hit {s}"),
                     ts: 0,
+                    on_path: None,
                 })
                 .collect(),
             cursor: cursor.map(str::to_string),

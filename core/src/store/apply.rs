@@ -32,6 +32,7 @@ impl Store {
         use ServerFrame as F;
         self.diagnostics.frames += 1;
         self.diagnostics_moved = true;
+        self.note_live_branch(&frame);
         match frame {
             F::Ready(r) => self.on_ready(r),
             F::ChannelList(l) => self.on_channel_list(l),
@@ -52,6 +53,7 @@ impl Store {
             F::ApprovalRequest(r) => self.on_approval_request(r, now_ms),
             F::ApprovalResolved(r) => self.on_approval_resolved(&r.channel_id, r.item),
             F::SearchResults(r) => self.on_search_results(r),
+            F::BranchSwitched(s) => self.on_branch_switched(s),
             // Plans (§14) are not shown by this client yet.
             F::Pong(_) | F::Plan(_) | F::Unknown => Vec::new(),
         }
@@ -142,6 +144,7 @@ impl Store {
         for id in gone {
             effects.extend(self.remove_channel(&id));
         }
+        let mut switched = Vec::new();
         for mut meta in list {
             meta.preview = meta.preview.as_deref().map(thread_preview);
             match self.channels.get_mut(&meta.channel_id) {
@@ -150,6 +153,9 @@ impl Store {
                     let last_seq = c.meta.last_seq.max(meta.last_seq);
                     c.meta = meta;
                     c.meta.last_seq = last_seq;
+                    if Store::missed_switch(c) {
+                        switched.push(c.meta.channel_id.clone());
+                    }
                 }
                 None => {
                     self.channels
@@ -158,6 +164,9 @@ impl Store {
             }
         }
         self.changes.push(Change::Channels);
+        for id in switched {
+            effects.extend(self.reload(&id));
+        }
         effects
     }
 
@@ -743,6 +752,9 @@ impl Store {
     }
 
     fn on_history(&mut self, h: History) -> Vec<Effect> {
+        if let Some(reloaded) = self.check_page(&h) {
+            return reloaded;
+        }
         let channel = h.channel_id.clone();
         let Some(c) = self.channels.get_mut(&channel) else {
             return Vec::new();

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::branches::Branches;
 use super::row::Row;
 use super::row_key::RowKey;
 use super::timeline::Timeline;
@@ -54,6 +55,8 @@ pub struct ChannelState {
     /// The newest seq of the offline copy shown, until the gateway's
     /// first newest page reconciles it (see `store/offline.rs`).
     pub offline_newest: Option<u64>,
+    /// Its `branch_rev` and its items' `branch` (§12).
+    pub branches: Branches,
 }
 
 impl ChannelState {
@@ -73,6 +76,7 @@ impl ChannelState {
             unread: 0,
             implicit_turns: 0,
             offline_newest: None,
+            branches: Branches::default(),
         }
     }
 
@@ -86,6 +90,7 @@ impl ChannelState {
             auto: false,
             last_seq: 0,
             preview: None,
+            branch_rev: None,
         })
     }
 

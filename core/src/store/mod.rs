@@ -8,6 +8,8 @@
 
 mod apply;
 mod approval;
+mod branch;
+mod branches;
 mod channel;
 mod id_map;
 mod jump;
@@ -20,6 +22,8 @@ mod timeline;
 mod turn;
 
 #[cfg(test)]
+mod branch_tests;
+#[cfg(test)]
 mod jump_tests;
 #[cfg(test)]
 mod tests;
@@ -28,6 +32,7 @@ use std::collections::VecDeque;
 
 use id_map::IdMap;
 
+pub use branches::Branches;
 pub use channel::{ChannelState, PageRequest};
 pub use jump::Focus;
 pub use pending_sends::PendingSend;

@@ -27,6 +27,8 @@ const FLOOD_INTERVAL: Duration = Duration::from_millis(1);
 /// The better auto title comes this many steps after the first message
 /// (about 1.5 s at the default 40 ms step).
 const TITLE_STEPS: u32 = 37;
+/// Logged items `/demo context` reads, like an LLM back end's context.
+const CONTEXT_ITEMS: u32 = 200;
 /// `/demo approval-timeout` gives up this soon, whatever
 /// `--approval-timeout-secs` says: long enough to see the request.
 const SHORT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(3);
@@ -163,6 +165,11 @@ impl DemoAgent {
                 stream(turn, &body, count, BENCH_INTERVAL, reply).await
             }
             Scenario::Xss => self.xss(turn, user_text).await,
+            Scenario::Context => {
+                let items = turn.history(CONTEXT_ITEMS).await?;
+                let context = texts::context(turn.follows(), &items);
+                self.answer(turn, user_text, &context, None).await
+            }
             Scenario::Approval => self.approval(turn, user_text, None).await,
             Scenario::ApprovalTimeout => {
                 self.approval(turn, user_text, Some(SHORT_APPROVAL_TIMEOUT))

@@ -108,6 +108,7 @@ mod tests {
             ts: 0,
             turn_id: None,
             client_msg_id: None,
+            branch: None,
         })
     }
 
@@ -143,6 +144,7 @@ mod tests {
             text: "⚠️ The model server failed".into(),
             ts: 0,
             turn_id: None,
+            branch: None,
         });
         let history = [user("hi"), bot("hello"), commentary, user("how are you?")];
         assert_eq!(

@@ -37,6 +37,7 @@ pub enum Scenario {
     /// The same, with a request that times out after a few seconds.
     ApprovalTimeout,
     All,
+    Context,
 }
 
 /// Every scenario with a one-line description, for `/demo help`.
@@ -102,6 +103,10 @@ pub const CATALOG: &[(&str, &str)] = &[
         "/demo all",
         "reasoning, tools, commentary and the answer in one turn",
     ),
+    (
+        "/demo context",
+        "the user messages this turn was given as context (the active branch up to here)",
+    ),
 ];
 
 impl Scenario {
@@ -137,6 +142,7 @@ impl Scenario {
             "approval" => Scenario::Approval,
             "approval-timeout" => Scenario::ApprovalTimeout,
             "all" => Scenario::All,
+            "context" => Scenario::Context,
             _ => Scenario::Help,
         }
     }

@@ -39,6 +39,23 @@ Send `/demo help` for every scenario.\n"
 }
 
 /// The answer to `/demo help` and unknown scenario names.
+/// `/demo context`: the turn the answered message follows, then the user
+/// messages of the turn's context, one numbered line each, so a test can
+/// see which branch the agent was given.
+pub fn context(follows: Option<&str>, items: &[aria_protocol::HistoryItem]) -> String {
+    let mut out = format!("Context after {}:", follows.unwrap_or("the start"));
+    let users = items.iter().filter_map(|item| match item {
+        aria_protocol::HistoryItem::Message(m) if m.role == aria_protocol::Role::User => {
+            Some(m.text.as_str())
+        }
+        _ => None,
+    });
+    for (n, text) in users.enumerate() {
+        let _ = write!(out, "\n{}. {}", n + 1, text.replace('\n', " "));
+    }
+    out
+}
+
 pub fn help() -> String {
     let mut text = String::from(
         "## Demo scenarios\n\nSend one of these to see a feature of the protocol:\n\n\

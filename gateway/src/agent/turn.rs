@@ -3,6 +3,7 @@
 mod approval;
 mod nested;
 mod plan;
+mod unanswered;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,10 +17,9 @@ use tokio::sync::watch;
 
 use crate::approvals::Approvals;
 use crate::clock::now_ms;
-use crate::history::{Anchor, PageQuery};
 use crate::ids;
 use crate::outbox::Outbox;
-use crate::store::StoreError;
+use crate::store::{StoreError, TurnSlot};
 
 pub use approval::ApprovalAsk;
 
@@ -105,6 +105,8 @@ pub struct Turn {
     approvals: Arc<Approvals>,
     channel_id: String,
     turn_id: String,
+    /// The turn the answered message follows on the path (§12).
+    follows: Option<String>,
     cancel: watch::Receiver<bool>,
     bubble: Option<Bubble>,
     tools: BTreeMap<u32, RunningTool>,
@@ -119,6 +121,7 @@ impl Turn {
         outbox: Arc<Outbox>,
         approvals: Arc<Approvals>,
         channel_id: String,
+        slot: &TurnSlot,
         cancel: watch::Receiver<bool>,
     ) -> Self {
         outbox.hub().publish(&ServerFrame::Typing(Typing {
@@ -129,7 +132,8 @@ impl Turn {
             outbox,
             approvals,
             channel_id,
-            turn_id: ids::turn_id(),
+            turn_id: slot.turn_id.clone(),
+            follows: slot.follows.clone(),
             cancel,
             bubble: None,
             tools: BTreeMap::new(),
@@ -143,20 +147,28 @@ impl Turn {
         &self.channel_id
     }
 
-    /// The channel's newest `limit` logged items, oldest first: the context
-    /// LLM back ends send along. The message being answered is among them,
-    /// followed by any sent while earlier turns ran.
+    /// The agent turn that the answered message follows on the thread's
+    /// active path (`None` at the thread's start). An agent that keeps a
+    /// session of its own compares it with the last turn that session
+    /// saw: when they differ, the thread branched (§12), and the session
+    /// must be rewound or forked to this point first.
+    pub fn follows(&self) -> Option<&str> {
+        self.follows.as_deref()
+    }
+
+    /// The context LLM back ends send along: the active path up to and with
+    /// the message being answered, in tree order (each user message
+    /// followed by its turn), at most `limit` items, oldest first. Never
+    /// an item of another branch.
     pub async fn history(&self, limit: u32) -> Result<Vec<HistoryItem>, TurnError> {
         let channel_id = self.channel_id.clone();
-        let query = PageQuery {
-            anchor: Anchor::Newest,
-            limit,
-        };
-        let page = self
+        let turn_id = self.turn_id.clone();
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        let items = self
             .outbox
-            .run(move |store, _| store.page(&channel_id, &query))
+            .run(move |store, _| store.context(&channel_id, &turn_id, limit))
             .await?;
-        Ok(page.items)
+        Ok(items)
     }
 
     fn check(&self) -> Result<(), TurnError> {
@@ -251,6 +263,7 @@ impl Turn {
             text: text.to_string(),
             ts: now_ms(),
             turn_id: Some(self.turn_id.clone()),
+            branch: None,
         };
         let channel_id = self.channel_id.clone();
         self.outbox
@@ -336,6 +349,7 @@ impl Turn {
             output_preview: outcome.output_preview,
             output: outcome.output,
             ts: now_ms(),
+            branch: None,
         };
         let channel_id = self.channel_id.clone();
         self.outbox
@@ -352,6 +366,7 @@ impl Turn {
                     output_preview: item.output_preview,
                     output: item.output,
                     parent_index: running.parent,
+                    branch: item.branch,
                 }));
                 Ok(())
             })
@@ -371,6 +386,7 @@ impl Turn {
             ts: now_ms(),
             turn_id: Some(self.turn_id.clone()),
             client_msg_id: None,
+            branch: None,
         }
     }
 
@@ -396,6 +412,7 @@ impl Turn {
                     model: item.model,
                     tokens: item.tokens,
                     ts: item.ts,
+                    branch: item.branch,
                 }));
                 Ok(())
             })
@@ -403,8 +420,9 @@ impl Turn {
         Ok(())
     }
 
-    /// Ends the turn after the agent returned, then sends `typing {on:false}`.
-    pub(crate) async fn finish(mut self, outcome: Result<(), TurnError>) {
+    /// Ends the turn after the agent returned; the caller sends the
+    /// `typing {on:false}` it returns once it knows whether a turn follows.
+    pub(crate) async fn finish(mut self, outcome: Result<(), TurnError>) -> TypingOff {
         self.cancel_waiting().await;
         match self.wrap_up(&outcome).await {
             Ok(()) | Err(TurnError::ChannelGone) => {}
@@ -421,7 +439,10 @@ impl Turn {
                 query: None,
             }));
         }
-        self.publish_typing_off();
+        TypingOff {
+            outbox: self.outbox,
+            channel_id: self.channel_id,
+        }
     }
 
     /// A streaming bubble is stopped with the text it has. If the turn was
@@ -445,12 +466,23 @@ impl Turn {
                 self.log_tool_end(index, failed, None).await?;
             }
         }
-        Ok(())
+        self.log_if_unanswered(outcome).await
     }
+}
 
-    fn publish_typing_off(&self) {
-        self.publish(ServerFrame::Typing(Typing {
-            channel_id: self.channel_id.clone(),
+/// The `typing {on:false}` that announces an ended turn. Sent only after
+/// the channel's queue has been looked at, so a device that sees it and
+/// at once edits, regenerates or switches (§12) finds no turn running.
+#[must_use = "the end of a turn is announced by TypingOff::send"]
+pub(crate) struct TypingOff {
+    outbox: Arc<Outbox>,
+    channel_id: String,
+}
+
+impl TypingOff {
+    pub(crate) fn send(self) {
+        self.outbox.hub().publish(&ServerFrame::Typing(Typing {
+            channel_id: self.channel_id,
             on: false,
         }));
     }

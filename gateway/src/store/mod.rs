@@ -6,17 +6,24 @@
 
 use std::path::{Path, PathBuf};
 
+mod branching;
+mod path_page;
+pub mod tree;
+mod tree_schema;
+
 use aria_protocol::{
-    thread_preview, ApprovalItem, Channel, CommentaryItem, HistoryItem, MessageItem, ToolItem,
+    thread_preview, ApprovalItem, Branch, Channel, CommentaryItem, HistoryItem, MessageItem,
+    ToolItem,
 };
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::clock::now_ms;
-use crate::history::{Anchor, Page, PageQuery};
+use crate::history::{Page, PageQuery};
 use crate::search_index;
 
 mod schema;
 pub use crate::store_error::StoreError;
+pub use branching::{Edited, Refusal, Regenerated, Selected, TurnSlot};
 
 /// File name of the database inside `--data-dir`.
 pub const DB_FILE: &str = "aria.sqlite3";
@@ -28,6 +35,8 @@ pub const DEFAULT_CHANNEL_TITLE: &str = "General";
 /// An item that can be appended to a channel's log.
 pub trait LogItem: Clone + serde::Serialize {
     fn set_seq(&mut self, seq: u64);
+    /// The `branch` of the item as sent (§12); never stored.
+    fn set_branch(&mut self, branch: Option<Branch>);
     fn history_item(&self) -> HistoryItem;
     /// The idempotency key of a user message.
     fn client_msg_id(&self) -> Option<&str> {
@@ -47,6 +56,9 @@ impl LogItem for MessageItem {
     fn set_seq(&mut self, seq: u64) {
         self.seq = seq;
     }
+    fn set_branch(&mut self, branch: Option<Branch>) {
+        self.branch = branch.map(Box::new);
+    }
     fn history_item(&self) -> HistoryItem {
         HistoryItem::Message(self.clone())
     }
@@ -62,6 +74,9 @@ impl LogItem for CommentaryItem {
     fn set_seq(&mut self, seq: u64) {
         self.seq = seq;
     }
+    fn set_branch(&mut self, branch: Option<Branch>) {
+        self.branch = branch.map(Box::new);
+    }
     fn history_item(&self) -> HistoryItem {
         HistoryItem::Commentary(self.clone())
     }
@@ -70,6 +85,9 @@ impl LogItem for CommentaryItem {
 impl LogItem for ToolItem {
     fn set_seq(&mut self, seq: u64) {
         self.seq = seq;
+    }
+    fn set_branch(&mut self, branch: Option<Branch>) {
+        self.branch = branch.map(Box::new);
     }
     fn history_item(&self) -> HistoryItem {
         HistoryItem::Tool(self.clone())
@@ -80,11 +98,51 @@ impl LogItem for ApprovalItem {
     fn set_seq(&mut self, seq: u64) {
         self.seq = seq;
     }
+    fn set_branch(&mut self, branch: Option<Branch>) {
+        self.branch = branch.map(Box::new);
+    }
     fn history_item(&self) -> HistoryItem {
         HistoryItem::Approval(self.clone())
     }
     fn request_id(&self) -> Option<&str> {
         Some(&self.request_id)
+    }
+}
+
+/// Any item, as seeding logs them.
+impl LogItem for HistoryItem {
+    fn set_seq(&mut self, seq: u64) {
+        match self {
+            HistoryItem::Message(m) => m.seq = seq,
+            HistoryItem::Commentary(c) => c.seq = seq,
+            HistoryItem::Tool(t) => t.seq = seq,
+            HistoryItem::Approval(a) => a.seq = seq,
+            HistoryItem::Unknown => {}
+        }
+    }
+    fn set_branch(&mut self, branch: Option<Branch>) {
+        path_page::set_branch(self, branch);
+    }
+    fn history_item(&self) -> HistoryItem {
+        self.clone()
+    }
+    fn client_msg_id(&self) -> Option<&str> {
+        match self {
+            HistoryItem::Message(m) => m.client_msg_id.as_deref(),
+            _ => None,
+        }
+    }
+    fn request_id(&self) -> Option<&str> {
+        match self {
+            HistoryItem::Approval(a) => Some(&a.request_id),
+            _ => None,
+        }
+    }
+    fn preview(&self) -> Option<String> {
+        match self {
+            HistoryItem::Message(m) => Some(thread_preview(&m.text)),
+            _ => None,
+        }
     }
 }
 
@@ -137,7 +195,7 @@ impl Store {
     /// All channels, most recently active first.
     pub fn list_channels(&self) -> Result<Vec<Channel>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT channel_id, title, created_at, updated_at, auto, last_seq, preview
+            "SELECT channel_id, title, created_at, updated_at, auto, last_seq, preview, branch_rev
              FROM channels ORDER BY updated_at DESC, created_at DESC",
         )?;
         let rows = stmt.query_map([], channel_from_row)?;
@@ -156,11 +214,15 @@ impl Store {
         auto: bool,
     ) -> Result<Channel, StoreError> {
         let now = now_ms();
-        self.conn.execute(
+        // `&self`: nothing else can use the connection meanwhile.
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute(
             "INSERT INTO channels (channel_id, title, created_at, updated_at, auto)
              VALUES (?1, ?2, ?3, ?3, ?4)",
             params![channel_id, title, now, auto],
         )?;
+        tree::create_root(&tx, channel_id)?;
+        tx.commit()?;
         self.channel(channel_id)
     }
 
@@ -211,27 +273,17 @@ impl Store {
         }
         tx.execute("DELETE FROM log WHERE channel_id = ?1", [channel_id])?;
         tx.execute("DELETE FROM approvals WHERE channel_id = ?1", [channel_id])?;
+        tx.execute("DELETE FROM nodes WHERE channel_id = ?1", [channel_id])?;
         search_index::remove_channel(&tx, channel_id)?;
         tx.commit()?;
         Ok(())
     }
 
     /// Appends `item` with the channel's next `seq` and returns it with that seq.
-    pub fn append<T: LogItem>(&mut self, channel_id: &str, mut item: T) -> Result<T, StoreError> {
+    /// The item carries its node's `branch` when that node has siblings.
+    pub fn append<T: LogItem>(&mut self, channel_id: &str, item: T) -> Result<T, StoreError> {
         let tx = self.conn.transaction()?;
-        let seq = last_seq(&tx, channel_id)? + 1;
-        item.set_seq(seq);
-        let logged = item.history_item();
-        let json = serde_json::to_string(&logged)?;
-        tx.execute(
-            INSERT_ITEM,
-            params![channel_id, seq, json, item.client_msg_id()],
-        )?;
-        if let Some(request_id) = item.request_id() {
-            tx.execute(INSERT_APPROVAL, params![request_id, channel_id, seq])?;
-        }
-        search_index::add(&tx, channel_id, seq, &logged)?;
-        advance_channel(&tx, channel_id, seq, item.preview())?;
+        let item = append_in(&tx, channel_id, item)?;
         tx.commit()?;
         Ok(item)
     }
@@ -246,6 +298,8 @@ impl Store {
         let tx = self.conn.transaction()?;
         let mut seq = last_seq(&tx, channel_id)?;
         let mut last_preview = None;
+        // The node of the item before, and its key.
+        let mut current: Option<(String, tree::Node)> = None;
         {
             let mut insert = tx.prepare(INSERT_ITEM)?;
             let mut index_approval = tx.prepare(INSERT_APPROVAL)?;
@@ -275,9 +329,27 @@ impl Store {
                         continue;
                     }
                 };
+                let (kind, key) = tree_schema::node_key(&item, seq);
+                // Items of one node come together: look it up once.
+                let node = match current.take() {
+                    Some((k, n)) if k == key => n,
+                    _ => {
+                        let n = tree::node_for_item(&tx, channel_id, kind, &key)?;
+                        tree::note_item(&tx, n.id, seq)?;
+                        n
+                    }
+                };
                 let json = serde_json::to_string(&item)?;
-                insert.execute(params![channel_id, seq, json, client_msg_id])?;
+                insert.execute(params![
+                    channel_id,
+                    seq,
+                    json,
+                    client_msg_id,
+                    node.id,
+                    node.on_path
+                ])?;
                 search_index::add(&tx, channel_id, seq, &item)?;
+                current = Some((key, node));
             }
         }
         advance_channel(
@@ -338,46 +410,16 @@ impl Store {
             .transpose()
     }
 
-    /// One `history` page of a channel.
+    /// One `history` page of a channel's active path (§6, §12), and the
+    /// `branch_rev` it was read at.
     pub fn page(
         &self,
         channel_id: &str,
         query: &PageQuery,
-    ) -> Result<Page<HistoryItem>, StoreError> {
-        self.channel(channel_id)?;
-        // SQLite integers are i64; a bound past that range means "no bound".
-        let bound = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-        let (sql, anchor) = match query.anchor {
-            Anchor::Newest => (OLDER, i64::MAX),
-            Anchor::Before(n) => (OLDER, bound(n)),
-            Anchor::After(n) => (NEWER, bound(n).saturating_add(1)),
-            Anchor::Around(n) => {
-                let older = self.rows(OLDER, channel_id, bound(n), query.older_fetch_count())?;
-                let newer = self.rows(NEWER, channel_id, bound(n), query.fetch_count())?;
-                return Ok(query.finish_around(older, newer));
-            }
-        };
-        Ok(query.finish(self.rows(sql, channel_id, anchor, query.fetch_count())?))
-    }
-
-    /// Up to `count` decoded items of a channel from one of [`OLDER`] or
-    /// [`NEWER`].
-    fn rows(
-        &self,
-        sql: &str,
-        channel_id: &str,
-        anchor: i64,
-        count: u32,
-    ) -> Result<Vec<HistoryItem>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(sql)?;
-        let rows = stmt.query_map(params![channel_id, anchor, count], |r| {
-            r.get::<_, String>(0)
-        })?;
-        let mut items = Vec::new();
-        for json in rows {
-            items.push(HistoryItem::decode(&json?)?);
-        }
-        Ok(items)
+    ) -> Result<(Page<HistoryItem>, u64), StoreError> {
+        let channel = self.channel(channel_id)?;
+        let page = path_page::read(&self.conn, channel_id, query)?;
+        Ok((page, channel.branch_rev.unwrap_or(0)))
     }
 
     #[cfg(test)]
@@ -389,7 +431,7 @@ impl Store {
 /// The channel `channel_id`, read through `conn` (the store's or a reader's).
 pub fn channel(conn: &Connection, channel_id: &str) -> Result<Channel, StoreError> {
     conn.query_row(
-        "SELECT channel_id, title, created_at, updated_at, auto, last_seq, preview
+        "SELECT channel_id, title, created_at, updated_at, auto, last_seq, preview, branch_rev
          FROM channels WHERE channel_id = ?1",
         [channel_id],
         channel_from_row,
@@ -398,17 +440,46 @@ pub fn channel(conn: &Connection, channel_id: &str) -> Result<Channel, StoreErro
     .ok_or(StoreError::NotFound)
 }
 
-/// Items with `seq < ?2`, newest first.
-const OLDER: &str =
-    "SELECT item FROM log WHERE channel_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
-/// Items with `seq >= ?2`, oldest first.
-const NEWER: &str =
-    "SELECT item FROM log WHERE channel_id = ?1 AND seq >= ?2 ORDER BY seq ASC LIMIT ?3";
-
-const INSERT_ITEM: &str =
-    "INSERT INTO log (channel_id, seq, item, client_msg_id) VALUES (?1, ?2, ?3, ?4)";
+const INSERT_ITEM: &str = "INSERT INTO log (channel_id, seq, item, client_msg_id, node, on_path)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 const INSERT_APPROVAL: &str =
     "INSERT INTO approvals (request_id, channel_id, seq) VALUES (?1, ?2, ?3)";
+
+/// Logs `item` in its node (see [`tree_schema::node_key`]) with the
+/// channel's next `seq`, inside the caller's transaction.
+fn append_in<T: LogItem>(
+    tx: &rusqlite::Transaction<'_>,
+    channel_id: &str,
+    mut item: T,
+) -> Result<T, StoreError> {
+    let seq = last_seq(tx, channel_id)? + 1;
+    item.set_seq(seq);
+    item.set_branch(None);
+    let logged = item.history_item();
+    let (kind, key) = tree_schema::node_key(&logged, seq);
+    let node = tree::node_for_item(tx, channel_id, kind, &key)?;
+    tree::note_item(tx, node.id, seq)?;
+    let json = serde_json::to_string(&logged)?;
+    tx.execute(
+        INSERT_ITEM,
+        params![
+            channel_id,
+            seq,
+            json,
+            item.client_msg_id(),
+            node.id,
+            node.on_path
+        ],
+    )?;
+    if let Some(request_id) = item.request_id() {
+        tx.execute(INSERT_APPROVAL, params![request_id, channel_id, seq])?;
+    }
+    search_index::add(tx, channel_id, seq, &logged)?;
+    let preview = item.preview().filter(|_| node.on_path);
+    advance_channel(tx, channel_id, seq, preview)?;
+    item.set_branch(tree::branch_of(tx, &node)?);
+    Ok(item)
+}
 
 /// The channel's highest `seq` so far.
 fn last_seq(tx: &rusqlite::Transaction<'_>, channel_id: &str) -> Result<u64, StoreError> {
@@ -446,8 +517,12 @@ fn channel_from_row(r: &Row<'_>) -> rusqlite::Result<Channel> {
         auto: r.get(4)?,
         last_seq: r.get(5)?,
         preview: r.get(6)?,
+        branch_rev: Some(r.get(7)?),
     })
 }
+
+#[cfg(test)]
+mod branch_tests;
 
 #[cfg(test)]
 mod tests;

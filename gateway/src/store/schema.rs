@@ -21,11 +21,12 @@ pub struct Migration {
 }
 
 /// Every step, oldest first: the schema version is an index into this.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    name: "channels, log and approvals",
-    // `IF NOT EXISTS`: data dirs written before the schema had a version
-    // (user_version 0) already hold these tables and keep their rows.
-    sql: "
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        name: "channels, log and approvals",
+        // `IF NOT EXISTS`: data dirs written before the schema had a version
+        // (user_version 0) already hold these tables and keep their rows.
+        sql: "
 CREATE TABLE IF NOT EXISTS channels (
     channel_id TEXT PRIMARY KEY,
     title      TEXT NOT NULL,
@@ -49,7 +50,12 @@ CREATE TABLE IF NOT EXISTS approvals (
     seq        INTEGER NOT NULL
 );
 ",
-}];
+    },
+    Migration {
+        name: "thread trees (branches)",
+        sql: super::tree_schema::MIGRATION,
+    },
+];
 
 /// The version this gateway writes.
 pub fn latest() -> u32 {

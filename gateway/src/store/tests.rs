@@ -14,6 +14,7 @@ fn user_message(text: &str, client_msg_id: &str) -> MessageItem {
         ts: now_ms(),
         turn_id: None,
         client_msg_id: Some(client_msg_id.into()),
+        branch: None,
     }
 }
 
@@ -73,11 +74,11 @@ fn append_assigns_consecutive_seqs_and_pages() {
     assert_eq!(channel.last_seq, 5);
     assert_eq!(channel.preview.as_deref(), Some("m4"));
 
-    let page = store.page("c1", &query(None, None, 2)).expect("page");
+    let (page, _) = store.page("c1", &query(None, None, 2)).expect("page");
     assert_eq!(page_seqs(&page), (vec![4, 5], true));
-    let page = store.page("c1", &query(None, Some(3), 10)).expect("page");
+    let (page, _) = store.page("c1", &query(None, Some(3), 10)).expect("page");
     assert_eq!(page_seqs(&page), (vec![4, 5], false));
-    let page = store
+    let (page, _) = store
         .page("c1", &query(Some(u64::MAX), None, 200))
         .expect("page");
     assert_eq!(page.items.len(), 5);
@@ -89,7 +90,7 @@ fn append_assigns_consecutive_seqs_and_pages() {
         limit: Some(3),
     })
     .expect("valid query");
-    let page = store.page("c1", &around).expect("page");
+    let (page, _) = store.page("c1", &around).expect("page");
     assert_eq!(page_seqs(&page), (vec![2, 3, 4], true));
     assert_eq!(page.has_newer, Some(true));
 }
@@ -191,6 +192,7 @@ fn approvals_are_logged_found_by_request_and_leave_the_preview() {
     let items = store
         .page("c1", &query(None, None, 10))
         .expect("page")
+        .0
         .items;
     assert!(matches!(&items[1], HistoryItem::Approval(a) if a.request_id == "a1"));
     store.delete_channel("c1").expect("delete");

@@ -173,13 +173,25 @@ mod tests {
         let (_conn, mut frames) = outbox.hub().join(&ready).expect("open hub");
         let approvals = Arc::new(Approvals::new(Duration::from_secs(60)));
         let (_cancel, cancelled) = watch::channel(false);
-        let mut turn = Turn::begin(Arc::clone(&outbox), approvals, "c1".into(), cancelled);
+        let slot = crate::store::TurnSlot {
+            turn_id: "t1".into(),
+            text: String::new(),
+            follows: None,
+        };
+        let mut turn = Turn::begin(
+            Arc::clone(&outbox),
+            approvals,
+            "c1".into(),
+            &slot,
+            cancelled,
+        );
 
         // The agent stops waiting (say its upstream failed meanwhile).
         let waiting = tokio::time::timeout(Duration::from_millis(50), turn.ask_approval(ask()));
         assert!(waiting.await.is_err(), "nobody answered");
         turn.finish(Err(TurnError::Failed("upstream gone".into())))
-            .await;
+            .await
+            .send();
 
         let sent: Vec<ServerFrame> = std::iter::from_fn(|| frames.try_recv().ok())
             .map(|text| ServerFrame::decode(&text).expect("frame"))
@@ -215,6 +227,7 @@ mod tests {
             .run(move |store, _| store.page("c1", &query))
             .await
             .expect("page")
+            .0
             .items;
         assert!(
             matches!(&items[..], [HistoryItem::Approval(a)] if a.choice == Choice::Cancelled),
