@@ -4,13 +4,11 @@
 //! Ignored by default (seeding takes a while); run with
 //! `cargo test --release -p aria-gateway --test branch_bench -- --ignored --nocapture`.
 
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::{config, seqs, Client};
 use aria_gateway::{seed_channel, serve, SEEDED_CHANNEL};
 use serde_json::{json, Value};
-use support::{config, seqs, Client};
 
 const ITEMS: u64 = 100_000;
 const FORKS: u64 = 1_000;

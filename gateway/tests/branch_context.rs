@@ -3,12 +3,10 @@
 //! never an item of another branch. The scripted model records each
 //! request it received.
 
-mod support;
-
+use crate::support::fake_model::{FakeModel, CHAT_ANSWER};
+use crate::support::{Client, Gateway};
 use aria_gateway::AgentKind;
 use serde_json::{json, Value};
-use support::fake_model::{FakeModel, CHAT_ANSWER};
-use support::{Client, Gateway};
 
 async fn stop_of_turn(client: &mut Client) -> Value {
     client

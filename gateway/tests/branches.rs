@@ -3,12 +3,10 @@
 //! remembered branches, every refusal in its order, idempotency, search's
 //! `on_path`, and the context the agent is given.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::{seqs, types, Client, Gateway};
 use serde_json::{json, Value};
-use support::{seqs, types, Client, Gateway};
 
 /// Sends `text` and waits for its turn to end; returns the echo and the
 /// turn's `message.stop`.
@@ -485,7 +483,7 @@ async fn an_old_data_dir_becomes_one_path_per_thread_and_branches() {
         let entry = entry.expect("entry");
         std::fs::copy(entry.path(), dir.path().join(entry.file_name())).expect("copy");
     }
-    let server = aria_gateway::serve(support::config(dir.path(), 1))
+    let server = aria_gateway::serve(crate::support::config(dir.path(), 1))
         .await
         .expect("the gateway starts on the old data dir");
     let mut client = Client::connect(&server.ws_url(), None).await;

@@ -128,7 +128,9 @@ impl Gateway {
         self.addr
     }
 
-    /// The process id (the bench reads its memory in /proc).
+    /// The process id (the bench reads its memory in /proc; no browser
+    /// test does).
+    #[allow(dead_code)]
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
