@@ -17,8 +17,9 @@ use std::ops::Range;
 
 use pulldown_cmark::{html, Event, Parser};
 
+use crate::dialect::options;
 use crate::math::{MathOptions, MathSource};
-use crate::render::{options, render, to_html_with, Sanitizer};
+use crate::render::{render, to_html_with, Sanitizer};
 
 /// What changed in one [`IncrementalMarkdown::update`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

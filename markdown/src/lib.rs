@@ -12,6 +12,8 @@
 //! [`completed_prefix_len`], [`unchanged_prefix_len`], [`RenderDelta`]) are
 //! called from the app itself.
 
+/// The markdown dialect every parse uses.
+mod dialect;
 /// Streaming markdown: completed blocks are kept, only the tail re-renders.
 mod incremental;
 /// Formulas: delimiters, the currency rule, LaTeX → sanitized MathML.

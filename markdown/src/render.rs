@@ -10,9 +10,10 @@
 use std::ops::Range;
 
 use pulldown_cmark::{
-    html, Alignment, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd,
+    html, Alignment, CodeBlockKind, CowStr, Event, LinkType, Parser, Tag, TagEnd,
 };
 
+use crate::dialect::options;
 use crate::math::{math_event, text_event, MathOptions, MathSource};
 use crate::url_policy::{safe_image_src, safe_link_href};
 
@@ -50,12 +51,6 @@ pub(crate) fn render<'a>(
     // `drain` like the incremental renderer: one copy of the HTML writer.
     html::push_html(&mut out, safe.drain(..));
     out
-}
-
-/// The markdown dialect: CommonMark plus tables, strikethrough, task lists
-/// (and math, by [`MathOptions::parser_options`]).
-pub(crate) fn options() -> Options {
-    Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS
 }
 
 /// Rewrites parser events into safe ones; one instance per document (or per

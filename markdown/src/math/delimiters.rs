@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, Parser, Tag};
 
-use crate::render::options;
+use crate::dialect::options;
 
 /// How a formula was delimited in the source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
