@@ -43,12 +43,12 @@ fn a_v1_token_migrates_and_settings_list_and_forget_tokens_by_gateway() {
             b.fail(&format!("the token list shows {listed}, expected {want}"))
                 .await;
         }
-        // Saved in the new form: per gateway, no global token, the rest kept.
+        // Saved in the newest form: per gateway, no global token, the rest kept.
         let s = stored_settings(b).await;
         if s["tokens"] != json!({ a_key.clone(): TOKEN_A })
             || s.get("token").is_some()
             || s["theme"] != "dark"
-            || s["version"] != 2
+            || s["version"] != aria_web::settings::SETTINGS_VERSION
         {
             b.fail(&format!("after the migration localStorage holds {s}"))
                 .await;
