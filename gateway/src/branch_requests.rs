@@ -49,6 +49,7 @@ pub async fn edit(
         turn_id: None,
         client_msg_id: Some(req.client_msg_id.clone()),
         branch: None,
+        files: Box::default(),
     };
     let turns = Arc::clone(&app.turns);
     let (channel_id, message_id) = (req.channel_id.clone(), req.message_id.clone());

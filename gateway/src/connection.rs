@@ -67,6 +67,7 @@ pub async fn run(app: Arc<App>, mut socket: WebSocket, peer: IpAddr) {
                 server: SERVER_NAME.to_string(),
                 device_id: ready_device,
                 channels: store.list_channels()?,
+                limits: None,
             });
             Ok(hub.join(&ready))
         })

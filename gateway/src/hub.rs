@@ -129,6 +129,7 @@ mod tests {
             server: "test".into(),
             device_id: "d".into(),
             channels: vec![],
+            limits: None,
         })
     }
 

@@ -284,6 +284,7 @@ mod tests {
             tokens: None,
             ts: 2,
             branch: None,
+            files: Box::default(),
         }));
         assert_eq!(types(&live.resend()), ["typing"]);
         live.observe(&typing(false));

@@ -18,6 +18,7 @@ impl RequestError {
             client_msg_id: None,
             request_id: None,
             query: None,
+            upload_id: None,
         }))
     }
 
@@ -39,8 +40,16 @@ impl RequestError {
         self
     }
 
-    pub(crate) fn for_approval(mut self, request_id: &str) -> Self {
+    /// An error about an approval (§9) or a `file.get` (§13) carries its
+    /// `request_id`.
+    pub(crate) fn for_request(mut self, request_id: &str) -> Self {
         self.0.request_id = Some(request_id.to_string());
+        self
+    }
+
+    /// An error about an upload carries its `upload_id` (§13).
+    pub(crate) fn for_upload(mut self, upload_id: &str) -> Self {
+        self.0.upload_id = Some(upload_id.to_string());
         self
     }
 

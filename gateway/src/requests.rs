@@ -42,6 +42,21 @@ pub async fn handle(app: &Arc<App>, conn: ConnId, device_id: &str, frame: Client
         ClientFrame::MessageEdit(req) => branch_requests::edit(app, conn, device_id, req).await,
         ClientFrame::TurnRegenerate(req) => branch_requests::regenerate(app, device_id, req).await,
         ClientFrame::BranchSelect(req) => branch_requests::select(app, device_id, req).await,
+        ClientFrame::FileBegin(req) => Err(RequestError::new(
+            ErrorCode::Unsupported,
+            "This gateway does not store files.",
+        )
+        .for_upload(&req.upload_id)),
+        ClientFrame::FileChunk(req) => Err(RequestError::new(
+            ErrorCode::NotFound,
+            "There is no such upload.",
+        )
+        .for_upload(&req.upload_id)),
+        ClientFrame::FileGet(req) => Err(RequestError::new(
+            ErrorCode::NotFound,
+            "There is no such file.",
+        )
+        .for_request(&req.request_id)),
         // A second hello changes nothing; unknown types are ignored (§1).
         ClientFrame::Hello(_) | ClientFrame::Unknown => Ok(()),
     };
@@ -172,12 +187,12 @@ async fn approval_respond(
         .run(move |store, hub| approvals.answer(store, hub, &respond, &device_id))
         .await
         .map_err(|e| {
-            RequestError::from_store(e, Some(&req.channel_id)).for_approval(&req.request_id)
+            RequestError::from_store(e, Some(&req.channel_id)).for_request(&req.request_id)
         })?;
     let fail = |code: ErrorCode, message: String| {
         RequestError::new(code, message)
             .in_channel(Some(&req.channel_id))
-            .for_approval(&req.request_id)
+            .for_request(&req.request_id)
     };
     match answer {
         Answer::Resolved => Ok(()),
@@ -314,6 +329,7 @@ fn accept(
         turn_id: None,
         client_msg_id: Some(client_msg_id),
         branch: None,
+        files: Box::default(),
     };
     // Logged (committed) before the echo leaves: an echoed message is never lost.
     let sent = store.send_user(&channel_id, item)?;

@@ -92,6 +92,7 @@ fn item(seq: u64, start: i64) -> HistoryItem {
             turn_id: None,
             client_msg_id: Some(format!("seed_k{seq}")),
             branch: None,
+            files: Box::default(),
         }),
         1 => HistoryItem::Commentary(CommentaryItem {
             seq,
@@ -135,6 +136,7 @@ fn item(seq: u64, start: i64) -> HistoryItem {
             turn_id,
             client_msg_id: None,
             branch: None,
+            files: Box::default(),
         }),
     }
 }

@@ -12,6 +12,9 @@ pub struct MessageEdit {
     pub message_id: String,
     pub text: String,
     pub client_msg_id: String,
+    /// `file_id`s of stored files (§13), as on `message.send`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
 }
 
 /// `turn.regenerate` (c→s): a new answer to the user message that the turn

@@ -22,6 +22,7 @@ fn the_three_requests_decode_as_the_contract_writes_them() {
             message_id: "m1".into(),
             text: "fixed".into(),
             client_msg_id: "k2".into(),
+            files: Vec::new(),
         })
     );
     assert_eq!(

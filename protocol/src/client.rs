@@ -2,7 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ApprovalRespond, BranchSelect, DecodeError, MessageEdit, Search, TurnRegenerate};
+use crate::{
+    ApprovalRespond, BranchSelect, DecodeError, FileBegin, FileChunk, FileGet, MessageEdit, Search,
+    TurnRegenerate,
+};
 
 /// Every client→server frame of the protocol.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,6 +39,12 @@ pub enum ClientFrame {
     TurnRegenerate(TurnRegenerate),
     #[serde(rename = "branch.select")]
     BranchSelect(BranchSelect),
+    #[serde(rename = "file.begin")]
+    FileBegin(FileBegin),
+    #[serde(rename = "file.chunk")]
+    FileChunk(FileChunk),
+    #[serde(rename = "file.get")]
+    FileGet(FileGet),
     /// A frame type this side does not know: ignored (§1).
     #[serde(other)]
     Unknown,
@@ -100,6 +109,9 @@ pub struct MessageSend {
     pub client_msg_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_thread: Option<bool>,
+    /// `file_id`s of stored files (§13); `text` may then be empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -9,20 +9,27 @@ mod approval;
 mod branch;
 mod client;
 mod error_code;
+mod file;
 mod plan;
 mod preview;
 mod scan;
 mod search;
 mod server;
+mod tool;
 
 pub use approval::*;
 pub use branch::{Branch, BranchCause, BranchSelect, BranchSwitched, MessageEdit, TurnRegenerate};
 pub use client::*;
 pub use error_code::ErrorCode;
+pub use file::{
+    is_sha256_hex, FileAccept, FileBegin, FileChunk, FileData, FileGet, FileRef, FileStored,
+    Limits, MAX_CHUNK_BYTES, MAX_UNACKED_CHUNKS,
+};
 pub use plan::{Plan, PlanItem, PlanStatus};
 pub use preview::{cut_at_word, thread_preview, PREVIEW_CHARS};
 pub use search::*;
 pub use server::*;
+pub use tool::{ToolEnd, ToolItem, ToolProgress, ToolStart};
 
 /// The protocol version spoken by this crate (`hello.protocol`, `ready.protocol`).
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -127,5 +134,7 @@ pub fn valid_title(title: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod branch_tests;
+#[cfg(test)]
+mod file_tests;
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,8 @@ use serde_json::value::RawValue;
 
 use crate::{
     body, branch::lenient_branch, frame_type, unknown, ApprovalItem, ApprovalRequest, Branch,
-    BranchSwitched, DecodeError, ErrorCode, Ping, Plan, SearchResults,
+    BranchSwitched, DecodeError, ErrorCode, FileAccept, FileData, FileRef, FileStored, Limits,
+    Ping, Plan, SearchResults, ToolEnd, ToolItem, ToolProgress, ToolStart,
 };
 
 /// Every server→client frame of the protocol.
@@ -61,6 +62,12 @@ pub enum ServerFrame {
     Plan(Plan),
     #[serde(rename = "branch.switched")]
     BranchSwitched(BranchSwitched),
+    #[serde(rename = "file.accept")]
+    FileAccept(FileAccept),
+    #[serde(rename = "file.stored")]
+    FileStored(FileStored),
+    #[serde(rename = "file.data")]
+    FileData(FileData),
     /// A frame type this side does not know: ignored (§1).
     #[serde(skip)]
     Unknown,
@@ -96,6 +103,9 @@ impl ServerFrame {
             "search.results" => F::SearchResults(body(text, &t)?),
             "plan" => F::Plan(body(text, &t)?),
             "branch.switched" => F::BranchSwitched(body(text, &t)?),
+            "file.accept" => F::FileAccept(body(text, &t)?),
+            "file.stored" => F::FileStored(body(text, &t)?),
+            "file.data" => F::FileData(body(text, &t)?),
             _ => unknown(text, F::Unknown)?,
         })
     }
@@ -128,7 +138,13 @@ impl ServerFrame {
             F::BranchSwitched(f) => &f.channel_id,
             F::Error(f) => return f.channel_id.as_deref(),
             F::SearchResults(f) => return f.channel_id.as_deref(),
-            F::Ready(_) | F::Pong(_) | F::ChannelList(_) | F::Unknown => return None,
+            F::Ready(_)
+            | F::Pong(_)
+            | F::ChannelList(_)
+            | F::FileAccept(_)
+            | F::FileStored(_)
+            | F::FileData(_)
+            | F::Unknown => return None,
         })
     }
 }
@@ -166,6 +182,9 @@ pub struct Ready {
     pub device_id: String,
     #[serde(default)]
     pub channels: Vec<Channel>,
+    /// What a gateway with files accepts (§13); absent without files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -183,6 +202,9 @@ pub struct ErrorFrame {
     /// The query of the `search` an error is about (§10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
+    /// The upload an error is about (§13).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upload_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -270,6 +292,14 @@ pub struct MessageStop {
     pub tokens: Option<u64>,
     #[serde(default)]
     pub ts: i64,
+    /// Stored files the message carries, in the order given (§13). A
+    /// boxed slice: most messages have none, and frames stay small.
+    #[serde(
+        default,
+        deserialize_with = "crate::file::lenient_files",
+        skip_serializing_if = "<[FileRef]>::is_empty"
+    )]
+    pub files: Box<[FileRef]>,
     /// The item's node and its siblings, when it has any (§12).
     #[serde(
         default,
@@ -323,6 +353,14 @@ pub struct MessageItem {
     pub turn_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_msg_id: Option<String>,
+    /// Stored files the message carries, in the order given (§13). A
+    /// boxed slice: most messages have none, and frames stay small.
+    #[serde(
+        default,
+        deserialize_with = "crate::file::lenient_files",
+        skip_serializing_if = "<[FileRef]>::is_empty"
+    )]
+    pub files: Box<[FileRef]>,
     /// The item's node and its siblings, when it has any (§12).
     #[serde(
         default,
@@ -342,95 +380,6 @@ pub struct CommentaryItem {
     pub ts: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<String>,
-    /// The item's node and its siblings, when it has any (§12).
-    #[serde(
-        default,
-        deserialize_with = "lenient_branch",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub branch: Option<Box<Branch>>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolStart {
-    pub channel_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub turn_id: Option<String>,
-    pub index: u32,
-    pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub emoji: Option<String>,
-    #[serde(default)]
-    pub preview: String,
-    #[serde(default)]
-    pub args: serde_json::Value,
-    /// §14: the `index` of the call (e.g. a delegation) this one runs under.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_index: Option<u32>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolProgress {
-    pub channel_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub turn_id: Option<String>,
-    pub index: u32,
-    #[serde(default)]
-    pub name: String,
-    pub note: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolEnd {
-    pub channel_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub turn_id: Option<String>,
-    pub index: u32,
-    pub seq: u64,
-    #[serde(default)]
-    pub name: String,
-    pub ok: bool,
-    #[serde(default)]
-    pub duration: f64,
-    #[serde(default)]
-    pub output_preview: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<String>,
-    /// §14: the `index` of the call this one runs under.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_index: Option<u32>,
-    /// The item's node and its siblings, when it has any (§12).
-    #[serde(
-        default,
-        deserialize_with = "lenient_branch",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub branch: Option<Box<Branch>>,
-}
-
-/// A completed tool call as logged (history item `tool`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolItem {
-    pub seq: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub turn_id: Option<String>,
-    pub index: u32,
-    pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub emoji: Option<String>,
-    #[serde(default)]
-    pub preview: String,
-    #[serde(default)]
-    pub args: serde_json::Value,
-    pub ok: bool,
-    #[serde(default)]
-    pub duration: f64,
-    #[serde(default)]
-    pub output_preview: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<String>,
-    #[serde(default)]
-    pub ts: i64,
     /// The item's node and its siblings, when it has any (§12).
     #[serde(
         default,

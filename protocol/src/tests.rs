@@ -39,6 +39,7 @@ fn message_item() -> MessageItem {
         turn_id: Some("t1".into()),
         client_msg_id: Some("k1".into()),
         branch: None,
+        files: Box::default(),
     }
 }
 
@@ -85,6 +86,7 @@ fn every_server_frame_round_trips() {
             server: "aria-gateway/0.1".into(),
             device_id: "d1".into(),
             channels: vec![channel()],
+            limits: None,
         }),
         ServerFrame::Pong(Ping { t: json!(123) }),
         ServerFrame::Error(ErrorFrame {
@@ -94,6 +96,7 @@ fn every_server_frame_round_trips() {
             client_msg_id: Some("k1".into()),
             request_id: Some("a1".into()),
             query: Some("repo".into()),
+            upload_id: None,
         }),
         ServerFrame::ChannelList(ChannelList {
             channels: vec![channel()],
@@ -138,6 +141,7 @@ fn every_server_frame_round_trips() {
             tokens: Some(42),
             ts: 4,
             branch: None,
+            files: Box::default(),
         }),
         ServerFrame::Message(InChannel {
             channel_id: c(),
@@ -267,6 +271,7 @@ fn every_client_frame_round_trips() {
             text: "hi".into(),
             client_msg_id: "k1".into(),
             auto_thread: Some(true),
+            files: Vec::new(),
         }),
         ClientFrame::TurnCancel(ChannelRef {
             channel_id: "c1".into(),

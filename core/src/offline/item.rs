@@ -34,6 +34,7 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
                 turn_id,
                 client_msg_id: u.client_msg_id.clone(),
                 branch: None,
+                files: Box::default(),
             })
         }
         RowBody::Assistant(a) => {
@@ -56,6 +57,7 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
                 turn_id,
                 client_msg_id: None,
                 branch: None,
+                files: Box::default(),
             })
         }
         RowBody::Commentary(text) => HistoryItem::Commentary(CommentaryItem {
@@ -127,6 +129,7 @@ mod tests {
             turn_id: Some("t1".into()),
             client_msg_id: cmid.map(str::to_string),
             branch: None,
+            files: Box::default(),
         }
     }
 

@@ -312,6 +312,7 @@ mod tests {
             turn_id: None,
             client_msg_id: None,
             branch: None,
+            files: Box::default(),
         })
     }
 

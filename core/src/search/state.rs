@@ -240,6 +240,7 @@ mod tests {
             client_msg_id: None,
             request_id: None,
             query: query.map(str::to_string),
+            upload_id: None,
         }
     }
 

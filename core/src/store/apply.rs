@@ -54,8 +54,14 @@ impl Store {
             F::ApprovalResolved(r) => self.on_approval_resolved(&r.channel_id, r.item),
             F::SearchResults(r) => self.on_search_results(r),
             F::BranchSwitched(s) => self.on_branch_switched(s),
-            // Plans (§14) are not shown by this client yet.
-            F::Pong(_) | F::Plan(_) | F::Unknown => Vec::new(),
+            // Plans (§14) are not shown by this client yet, and it does
+            // not upload or read files (§13).
+            F::Pong(_)
+            | F::Plan(_)
+            | F::FileAccept(_)
+            | F::FileStored(_)
+            | F::FileData(_)
+            | F::Unknown => Vec::new(),
         }
     }
 

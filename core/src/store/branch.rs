@@ -158,6 +158,7 @@ impl Store {
             message_id: message_id.to_string(),
             text: text.to_string(),
             client_msg_id,
+            files: Vec::new(),
         }))]
     }
 

@@ -425,6 +425,7 @@ impl Store {
             text: entry.text.clone(),
             client_msg_id: entry.client_msg_id.clone(),
             auto_thread: entry.channel_id.is_none().then_some(true),
+            files: Vec::new(),
         }))]
     }
 

@@ -387,6 +387,7 @@ impl Turn {
             turn_id: Some(self.turn_id.clone()),
             client_msg_id: None,
             branch: None,
+            files: Box::default(),
         }
     }
 
@@ -413,6 +414,7 @@ impl Turn {
                     tokens: item.tokens,
                     ts: item.ts,
                     branch: item.branch,
+                    files: Box::default(),
                 }));
                 Ok(())
             })
@@ -437,6 +439,7 @@ impl Turn {
                 client_msg_id: None,
                 request_id: None,
                 query: None,
+                upload_id: None,
             }));
         }
         TypingOff {

@@ -244,6 +244,7 @@ mod tests {
             turn_id: None,
             client_msg_id: None,
             branch: None,
+            files: Box::default(),
         })
     }
 

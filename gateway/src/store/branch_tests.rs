@@ -19,6 +19,7 @@ fn user(text: &str, key: &str) -> MessageItem {
         turn_id: None,
         client_msg_id: Some(key.into()),
         branch: None,
+        files: Box::default(),
     }
 }
 

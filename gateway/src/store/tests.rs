@@ -15,6 +15,7 @@ fn user_message(text: &str, client_msg_id: &str) -> MessageItem {
         turn_id: None,
         client_msg_id: Some(client_msg_id.into()),
         branch: None,
+        files: Box::default(),
     }
 }
 

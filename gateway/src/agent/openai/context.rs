@@ -109,6 +109,7 @@ mod tests {
             turn_id: None,
             client_msg_id: None,
             branch: None,
+            files: Box::default(),
         })
     }
 

@@ -169,6 +169,7 @@ mod tests {
             server: "test".into(),
             device_id: "d".into(),
             channels: vec![],
+            limits: None,
         });
         let (_conn, mut frames) = outbox.hub().join(&ready).expect("open hub");
         let approvals = Arc::new(Approvals::new(Duration::from_secs(60)));
