@@ -8,6 +8,7 @@ use crate::address_limit::AddressLimit;
 use crate::agent::Agent;
 use crate::approvals::Approvals;
 use crate::config::Config;
+use crate::files::Files;
 use crate::hello_throttle::HelloThrottle;
 use crate::outbox::Outbox;
 use crate::turns::Turns;
@@ -17,6 +18,7 @@ pub struct App {
     pub turns: Arc<Turns>,
     pub approvals: Arc<Approvals>,
     pub agent: Arc<dyn Agent>,
+    pub files: Arc<Files>,
     /// Wrong tokens per client address.
     pub hello_throttle: HelloThrottle,
     /// Open sockets per client address.
@@ -28,7 +30,12 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(config: &Config, outbox: Arc<Outbox>, agent: Arc<dyn Agent>) -> Self {
+    pub fn new(
+        config: &Config,
+        outbox: Arc<Outbox>,
+        agent: Arc<dyn Agent>,
+        files: Arc<Files>,
+    ) -> Self {
         let approvals = Arc::new(Approvals::new(config.approval_timeout));
         Self {
             turns: Arc::new(Turns::new(
@@ -39,6 +46,7 @@ impl App {
             approvals,
             outbox,
             agent,
+            files,
             hello_throttle: HelloThrottle::default(),
             sockets: AddressLimit::new(config.max_sockets_per_address),
             frames_per_sec: config.frames_per_sec,
@@ -70,7 +78,8 @@ mod tests {
         };
         let outbox = Arc::new(Outbox::new(Store::open(dir.path()).expect("store")));
         let agent = crate::agent::build(&config).expect("demo agent");
-        (App::new(&config, outbox, agent), dir)
+        let files = Arc::new(Files::open(dir.path(), config.files.clone()).expect("files"));
+        (App::new(&config, outbox, agent, files), dir)
     }
 
     #[tokio::test]

@@ -36,7 +36,14 @@ pub async fn edit(
             "client_msg_id must not be empty.",
         ));
     }
-    let text = checked_text(&req.text).map_err(|(code, message)| fail(code, message))?;
+    let text =
+        checked_text(&req.text, req.files.len()).map_err(|(code, message)| fail(code, message))?;
+    let files = crate::files::attach::resolve(app, &req.files)
+        .await
+        .map_err(|e| {
+            e.in_channel(Some(&req.channel_id))
+                .for_message(Some(&req.client_msg_id))
+        })?;
     let item = MessageItem {
         seq: 0,
         message_id: ids::message_id(),
@@ -49,7 +56,7 @@ pub async fn edit(
         turn_id: None,
         client_msg_id: Some(req.client_msg_id.clone()),
         branch: None,
-        files: Box::default(),
+        files,
     };
     let turns = Arc::clone(&app.turns);
     let (channel_id, message_id) = (req.channel_id.clone(), req.message_id.clone());

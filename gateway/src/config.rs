@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
+use crate::files::{FileArgs, FileLimits};
+
 /// The agent that answers messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum AgentKind {
@@ -93,6 +95,8 @@ pub struct Config {
     /// Most bytes the log's database may grow to; past it writes fail as on
     /// a full disk. `None`: as large as the disk allows.
     pub max_log_bytes: Option<u64>,
+    /// Limits of the file store (§13).
+    pub files: FileLimits,
 }
 
 /// Default pace of the demo agent: a human sees text stream in.
@@ -152,6 +156,7 @@ impl Config {
             frame_burst: DEFAULT_FRAME_BURST,
             max_sockets_per_address: DEFAULT_MAX_SOCKETS_PER_ADDRESS,
             max_log_bytes: None,
+            files: FileLimits::default(),
         }
     }
 }
@@ -260,6 +265,8 @@ pub struct Cli {
     /// cannot fill the disk); past it sends fail as on a full disk.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), value_name = "MIB")]
     pub max_log_mib: Option<u64>,
+    #[command(flatten)]
+    pub files: FileArgs,
 }
 
 impl From<Cli> for Config {
@@ -292,6 +299,7 @@ impl From<Cli> for Config {
             frame_burst: cli.frame_burst,
             max_sockets_per_address: cli.max_sockets_per_address,
             max_log_bytes: cli.max_log_mib.map(|mib| mib.saturating_mul(1 << 20)),
+            files: cli.files.into(),
         }
     }
 }

@@ -23,6 +23,12 @@ const HELLO_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long to wait for the client's answer to our close frame.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
+/// `file.chunk` frames are limited apart from other frames: an upload at
+/// full speed (4 chunks in flight, §13) is hundreds of them a second, and
+/// each costs about what it carries. 400 a second is 100 MiB/s.
+const CHUNKS_PER_SEC: u32 = 400;
+const CHUNK_BURST: u32 = 32;
+
 const CLOSE_GOING_AWAY: u16 = 1001;
 const CLOSE_POLICY: u16 = 1008;
 const CLOSE_TOO_BIG: u16 = 1009;
@@ -58,6 +64,7 @@ pub async fn run(app: Arc<App>, mut socket: WebSocket, peer: IpAddr) {
     };
     let device_id = hello.device_id;
     tracing::debug!(device = %device_id, client = %hello.client, "device authenticated");
+    let limits = app.files.limits().announced();
     let ready_device = device_id.clone();
     let joined = app
         .outbox
@@ -67,7 +74,7 @@ pub async fn run(app: Arc<App>, mut socket: WebSocket, peer: IpAddr) {
                 server: SERVER_NAME.to_string(),
                 device_id: ready_device,
                 channels: store.list_channels()?,
-                limits: None,
+                limits: Some(limits),
             });
             Ok(hub.join(&ready))
         })
@@ -168,7 +175,10 @@ async fn serve_device(
     socket: &mut WebSocket,
     mut queue: Outgoing,
 ) {
-    let mut limit = FrameLimit::new(app.frames_per_sec, app.frame_burst, Instant::now());
+    let mut limits = Limits {
+        frames: FrameLimit::new(app.frames_per_sec, app.frame_burst, Instant::now()),
+        chunks: FrameLimit::new(CHUNKS_PER_SEC, CHUNK_BURST, Instant::now()),
+    };
     let mut paused_until: Option<tokio::time::Instant> = None;
     loop {
         tokio::select! {
@@ -191,8 +201,9 @@ async fn serve_device(
             () = sleep_until(paused_until), if paused_until.is_some() => paused_until = None,
             incoming = socket.recv(), if paused_until.is_none() => match incoming {
                 Some(Ok(Message::Text(text))) => {
-                    on_text(app, conn, device_id, &mut limit, &text).await;
-                    let pause = limit.pause(Instant::now());
+                    on_text(app, conn, device_id, &mut limits, &text).await;
+                    let now = Instant::now();
+                    let pause = limits.frames.pause(now).max(limits.chunks.pause(now));
                     if !pause.is_zero() {
                         paused_until = Some(tokio::time::Instant::now() + pause);
                     }
@@ -220,22 +231,29 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     }
 }
 
+/// A connection's rate limits: one for `file.chunk`, one for the rest.
+struct Limits {
+    frames: FrameLimit,
+    chunks: FrameLimit,
+}
+
 /// Handles one text frame, or answers `rate_limited` when it is over the limit.
-async fn on_text(
-    app: &Arc<App>,
-    conn: ConnId,
-    device_id: &str,
-    limit: &mut FrameLimit,
-    text: &str,
-) {
+async fn on_text(app: &Arc<App>, conn: ConnId, device_id: &str, limits: &mut Limits, text: &str) {
     let decoded = decode(text);
+    let limit = match &decoded {
+        Ok(ClientFrame::FileChunk(_)) => &mut limits.chunks,
+        _ => &mut limits.frames,
+    };
     if !limit.try_take(Instant::now()) {
-        let client_msg_id = match &decoded {
-            Ok(ClientFrame::MessageSend(send)) => Some(send.client_msg_id.as_str()),
-            _ => None,
-        };
-        let error = RequestError::new(ErrorCode::RateLimited, "Too many frames; slow down.")
-            .for_message(client_msg_id);
+        let mut error = RequestError::new(ErrorCode::RateLimited, "Too many frames; slow down.");
+        match &decoded {
+            Ok(ClientFrame::MessageSend(send)) => {
+                error = error.for_message(Some(&send.client_msg_id));
+            }
+            Ok(ClientFrame::FileBegin(b)) => error = error.for_upload(&b.upload_id),
+            Ok(ClientFrame::FileChunk(c)) => error = error.for_upload(&c.upload_id),
+            _ => {}
+        }
         app.outbox.hub().reply(conn, &error.into_frame());
         return;
     }

@@ -100,6 +100,14 @@ impl Hub {
         }
     }
 
+    /// Frames waiting in the queue of the device `id`.
+    pub fn queued(&self, id: ConnId) -> usize {
+        self.lock()
+            .devices
+            .get(&id)
+            .map_or(0, |tx| tx.max_capacity() - tx.capacity())
+    }
+
     /// Whether the hub has been shut down (a connection's queue ending then
     /// means "server going away", not "you were too slow").
     pub fn is_closed(&self) -> bool {

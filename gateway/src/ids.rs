@@ -35,6 +35,12 @@ pub fn request_id() -> String {
     random_id("a_")
 }
 
+/// `file_id` of a stored file: unguessable, so only devices that were sent
+/// a message carrying it can read it.
+pub fn file_id() -> String {
+    random_id("f_")
+}
+
 /// The Hermes session holding a channel's conversation on Hermes's side.
 pub fn hermes_session_id() -> String {
     random_id("aria_")

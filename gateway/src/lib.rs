@@ -14,6 +14,7 @@ mod branch_requests;
 mod clock;
 mod config;
 mod connection;
+mod files;
 mod hello_throttle;
 mod history;
 mod hub;
@@ -38,6 +39,7 @@ mod token_file;
 mod turns;
 
 pub use config::{AgentKind, Cli, Config, HermesConfig, OpenAiConfig};
+pub use files::FileLimits;
 pub use origin_policy::InvalidEntry;
 pub use seed::{seed_channel, SeedArgs, SEEDED_CHANNEL};
 pub use server::{serve, RunningServer, ServeError};

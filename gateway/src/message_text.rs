@@ -1,17 +1,38 @@
-//! The text of a sent or edited message (§4): trimmed, 1..=65536 bytes.
-//! A leaf, so that sending and editing both use it.
+//! The text of a sent or edited message (§4): trimmed, 1..=65536 bytes,
+//! or empty when the message carries files (§13). A leaf, so that sending
+//! and editing both use it.
 
 use aria_protocol::{ErrorCode, MAX_TEXT_BYTES};
 
-/// The trimmed text of a message (§4: 1..=65536 bytes), or the error's
-/// code and sentence.
-pub(crate) fn checked_text(text: &str) -> Result<String, (ErrorCode, &'static str)> {
+/// The trimmed text of a message with `files` files (§4: 1..=65536 bytes;
+/// §13: empty is fine with files), or the error's code and sentence.
+pub(crate) fn checked_text(text: &str, files: usize) -> Result<String, (ErrorCode, &'static str)> {
     let text = text.trim();
-    if text.is_empty() {
+    if text.is_empty() && files == 0 {
         return Err((ErrorCode::BadRequest, "The message is empty."));
     }
     if text.len() > MAX_TEXT_BYTES {
         return Err((ErrorCode::TooLarge, "The message is longer than 64 KiB."));
     }
     Ok(text.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_text_is_fine_only_with_files() {
+        assert_eq!(
+            checked_text("  ", 0).map_err(|e| e.0),
+            Err(ErrorCode::BadRequest)
+        );
+        assert_eq!(checked_text("  ", 1), Ok(String::new()));
+        assert_eq!(checked_text(" hi ", 0), Ok("hi".to_string()));
+        let long = "x".repeat(MAX_TEXT_BYTES + 1);
+        assert_eq!(
+            checked_text(&long, 1).map_err(|e| e.0),
+            Err(ErrorCode::TooLarge)
+        );
+    }
 }

@@ -4,14 +4,15 @@ use std::sync::Arc;
 
 use aria_protocol::{
     valid_title, ApprovalRespond, ChannelCreate, ChannelCreated, ChannelDeleted, ChannelList,
-    ChannelRef, ChannelRename, ChannelRenamed, ClientFrame, ErrorCode, History, HistoryGet,
-    InChannel, MessageItem, MessageSend, Role, ServerFrame,
+    ChannelRef, ChannelRename, ChannelRenamed, ClientFrame, ErrorCode, FileRef, History,
+    HistoryGet, InChannel, MessageItem, MessageSend, Role, ServerFrame,
 };
 
 use crate::app::App;
 use crate::approvals::Answer;
 use crate::branch_requests;
 use crate::clock::now_ms;
+use crate::files;
 use crate::history::PageQuery;
 use crate::hub::{ConnId, Hub};
 use crate::ids;
@@ -42,21 +43,9 @@ pub async fn handle(app: &Arc<App>, conn: ConnId, device_id: &str, frame: Client
         ClientFrame::MessageEdit(req) => branch_requests::edit(app, conn, device_id, req).await,
         ClientFrame::TurnRegenerate(req) => branch_requests::regenerate(app, device_id, req).await,
         ClientFrame::BranchSelect(req) => branch_requests::select(app, device_id, req).await,
-        ClientFrame::FileBegin(req) => Err(RequestError::new(
-            ErrorCode::Unsupported,
-            "This gateway does not store files.",
-        )
-        .for_upload(&req.upload_id)),
-        ClientFrame::FileChunk(req) => Err(RequestError::new(
-            ErrorCode::NotFound,
-            "There is no such upload.",
-        )
-        .for_upload(&req.upload_id)),
-        ClientFrame::FileGet(req) => Err(RequestError::new(
-            ErrorCode::NotFound,
-            "There is no such file.",
-        )
-        .for_request(&req.request_id)),
+        ClientFrame::FileBegin(req) => files::frames::begin(app, conn, device_id, req).await,
+        ClientFrame::FileChunk(req) => files::frames::chunk(app, conn, device_id, req).await,
+        ClientFrame::FileGet(req) => files::frames::get(app, conn, req).await,
         // A second hello changes nothing; unknown types are ignored (§1).
         ClientFrame::Hello(_) | ClientFrame::Unknown => Ok(()),
     };
@@ -247,7 +236,14 @@ async fn message_send(app: &Arc<App>, conn: ConnId, req: MessageSend) -> Result<
             "client_msg_id must not be empty.",
         ));
     }
-    let text = checked_text(&req.text).map_err(|(code, message)| fail(code, message))?;
+    let text =
+        checked_text(&req.text, req.files.len()).map_err(|(code, message)| fail(code, message))?;
+    let files = crate::files::attach::resolve(app, &req.files)
+        .await
+        .map_err(|e| {
+            e.in_channel(req.channel_id.as_deref())
+                .for_message(Some(&req.client_msg_id))
+        })?;
     let target = match (&req.channel_id, req.auto_thread) {
         (Some(id), _) => Target::Channel(id.clone()),
         (None, Some(true)) => Target::NewThread,
@@ -258,7 +254,16 @@ async fn message_send(app: &Arc<App>, conn: ConnId, req: MessageSend) -> Result<
     let turns = Arc::clone(&app.turns);
     let accepted = app
         .outbox
-        .run(move |store, hub| accept(store, hub, &turns, target, logged_text, client_msg_id))
+        .run(move |store, hub| {
+            accept(
+                store,
+                hub,
+                &turns,
+                target,
+                (logged_text, files),
+                client_msg_id,
+            )
+        })
         .await
         .map_err(|e| {
             RequestError::from_store(e, req.channel_id.as_deref())
@@ -286,7 +291,7 @@ fn accept(
     hub: &Hub,
     turns: &Arc<Turns>,
     target: Target,
-    text: String,
+    (text, files): (String, Box<[FileRef]>),
     client_msg_id: String,
 ) -> Result<Accepted, StoreError> {
     if let Some((channel_id, item)) = store.find_client_msg(&client_msg_id)? {
@@ -329,7 +334,7 @@ fn accept(
         turn_id: None,
         client_msg_id: Some(client_msg_id),
         branch: None,
-        files: Box::default(),
+        files,
     };
     // Logged (committed) before the echo leaves: an echoed message is never lost.
     let sent = store.send_user(&channel_id, item)?;

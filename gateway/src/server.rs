@@ -22,6 +22,7 @@ use tokio::task::JoinHandle;
 use crate::app::App;
 use crate::config::Config;
 use crate::connection;
+use crate::files::Files;
 use crate::origin_policy::{InvalidEntry, OriginPolicy, Refusal};
 use crate::outbox::Outbox;
 use crate::security_headers::{self, SecurityHeaders};
@@ -51,6 +52,12 @@ pub enum ServeError {
     Policy(#[from] InvalidEntry),
     #[error("cannot open the outbox log in {dir}: {reason}")]
     Store { dir: PathBuf, reason: String },
+    #[error("cannot open the file store in {dir}: {source}")]
+    Files {
+        dir: PathBuf,
+        #[source]
+        source: io::Error,
+    },
     #[error("cannot start the agent: {0}")]
     Agent(String),
     #[error("cannot listen on {addr}: {source}")]
@@ -121,8 +128,16 @@ pub async fn serve(config: Config) -> Result<RunningServer, ServeError> {
         store.limit_size(bytes).map_err(store_error)?;
     }
     let outbox = Arc::new(Outbox::new(store));
+    let files = Files::open(&config.data_dir, config.files.clone()).map_err(|source| {
+        ServeError::Files {
+            dir: config.data_dir.clone(),
+            source,
+        }
+    })?;
+    let files = Arc::new(files);
+    sweep_uploads(Arc::downgrade(&files));
     let agent = crate::agent::build(&config).map_err(ServeError::Agent)?;
-    let app = Arc::new(App::new(&config, outbox, agent));
+    let app = Arc::new(App::new(&config, outbox, agent, files));
 
     let bind_error = |source| ServeError::Bind {
         addr: config.addr,
@@ -153,6 +168,20 @@ pub async fn serve(config: Config) -> Result<RunningServer, ServeError> {
         stop,
         task,
     })
+}
+
+/// Removes expired uploads every minute, until the gateway is gone.
+fn sweep_uploads(files: std::sync::Weak<Files>) {
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(60));
+        loop {
+            every.tick().await;
+            match files.upgrade() {
+                Some(files) => files.sweep(),
+                None => return,
+            }
+        }
+    });
 }
 
 /// What the `/ws` handler needs.

@@ -173,3 +173,42 @@ fn a_data_dir_from_a_newer_gateway_is_refused_and_left_untouched() {
         "the data dir is byte for byte as it was"
     );
 }
+
+#[tokio::test]
+async fn a_migrated_data_dir_stores_files_and_keeps_them_across_a_restart() {
+    let dir = copy_of_fixture();
+    let server = aria_gateway::serve(crate::support::config(dir.path(), 1))
+        .await
+        .expect("the gateway starts on the old data dir");
+    let mut client = Client::connect(&server.ws_url(), None).await;
+    let bytes = b"notes kept over a restart\n".repeat(50);
+    let stored = client.upload("m1", "notes.txt", "text/plain", &bytes).await;
+    assert_eq!(stored["type"], "file.stored", "{stored}");
+    let file_id = stored["file"]["file_id"].as_str().expect("id").to_string();
+    drop(client);
+    server.shutdown().await.expect("shutdown");
+
+    let conn = db(dir.path());
+    assert_eq!(
+        user_version(&conn),
+        3,
+        "every step ran, the files step last"
+    );
+    let rows: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM files JOIN blobs USING (sha256)",
+            [],
+            |r| r.get(0),
+        )
+        .expect("files tables");
+    assert_eq!(rows, 1);
+    drop(conn);
+
+    let server = aria_gateway::serve(crate::support::config(dir.path(), 1))
+        .await
+        .expect("restart");
+    let mut client = Client::connect(&server.ws_url(), None).await;
+    let (read, _) = client.read_file(&file_id, None).await.expect("still there");
+    assert_eq!(read, bytes);
+    server.shutdown().await.expect("shutdown");
+}

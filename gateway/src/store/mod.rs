@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 mod branching;
+mod files;
 mod path_page;
 pub mod tree;
 mod tree_schema;

@@ -55,6 +55,10 @@ CREATE TABLE IF NOT EXISTS approvals (
         name: "thread trees (branches)",
         sql: super::tree_schema::MIGRATION,
     },
+    Migration {
+        name: "stored files",
+        sql: super::files::MIGRATION,
+    },
 ];
 
 /// The version this gateway writes.

@@ -4,6 +4,7 @@
 //! Hermes Agent ([`hermes`]).
 
 pub mod fake_model;
+pub mod files;
 pub mod hermes;
 pub mod process;
 
