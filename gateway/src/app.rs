@@ -41,6 +41,7 @@ impl App {
             turns: Arc::new(Turns::new(
                 Arc::clone(&outbox),
                 Arc::clone(&approvals),
+                Arc::clone(&files),
                 Arc::clone(&agent),
             )),
             approvals,

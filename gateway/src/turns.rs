@@ -9,12 +9,14 @@ use tokio::sync::{watch, Notify};
 
 use crate::agent::{Agent, Turn};
 use crate::approvals::Approvals;
+use crate::files::Files;
 use crate::outbox::Outbox;
 use crate::store::TurnSlot;
 
 pub struct Turns {
     outbox: Arc<Outbox>,
     approvals: Arc<Approvals>,
+    files: Arc<Files>,
     agent: Arc<dyn Agent>,
     lanes: Mutex<HashMap<String, Lane>>,
     /// Woken whenever a lane ends.
@@ -31,10 +33,16 @@ struct Lane {
 }
 
 impl Turns {
-    pub fn new(outbox: Arc<Outbox>, approvals: Arc<Approvals>, agent: Arc<dyn Agent>) -> Self {
+    pub fn new(
+        outbox: Arc<Outbox>,
+        approvals: Arc<Approvals>,
+        files: Arc<Files>,
+        agent: Arc<dyn Agent>,
+    ) -> Self {
         Self {
             outbox,
             approvals,
+            files,
             agent,
             lanes: Mutex::new(HashMap::new()),
             lane_ended: Notify::new(),
@@ -93,6 +101,7 @@ impl Turns {
             let mut turn = Turn::begin(
                 Arc::clone(&self.outbox),
                 Arc::clone(&self.approvals),
+                Arc::clone(&self.files),
                 channel_id.clone(),
                 &slot,
                 cancel,

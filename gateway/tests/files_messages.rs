@@ -154,3 +154,53 @@ async fn an_edit_carries_the_files_it_names() {
         (json!("not_found"), json!("k3"))
     );
 }
+
+#[tokio::test]
+async fn the_demo_agent_answers_with_files_stored_like_uploads() {
+    let gw = Gateway::start(1).await;
+    let mut client = gw.client().await;
+    let channel = client.create_channel("Demo files").await;
+    client.send_message(&channel, "/demo files", "k1").await;
+    let frames = client.until_turn_ends().await;
+    let stop = frames
+        .iter()
+        .find(|f| f["type"] == "message.stop")
+        .expect("an answer");
+    let files = stop["files"].as_array().expect("files on the answer");
+    let kinds: Vec<(&str, &str)> = files
+        .iter()
+        .map(|f| {
+            (
+                f["name"].as_str().unwrap_or("?"),
+                f["mime"].as_str().unwrap_or("?"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("chart.png", "image/png"),
+            ("report.pdf", "application/pdf")
+        ]
+    );
+    assert_eq!(
+        (files[0]["width"].clone(), files[0]["height"].clone()),
+        (json!(240), json!(120))
+    );
+    let page = client.history(json!({"channel_id": channel})).await;
+    let answer = page["items"]
+        .as_array()
+        .and_then(|items| items.iter().find(|i| i["role"] == "assistant"))
+        .expect("logged answer");
+    assert_eq!(&answer["files"], &stop["files"]);
+    for file in files {
+        let id = file["file_id"].as_str().expect("id");
+        let (bytes, _) = client.read_file(id, None).await.expect("readable");
+        assert_eq!(bytes.len() as u64, file["size"].as_u64().expect("size"));
+        assert_eq!(crate::support::files::sha256_hex(&bytes), file["sha256"]);
+    }
+    // Asked again, the same bytes are kept once.
+    client.send_message(&channel, "/demo files", "k2").await;
+    client.until_turn_ends().await;
+    assert_eq!(crate::files::stored_files(gw.dir.path()).len(), 2);
+}

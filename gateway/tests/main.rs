@@ -19,6 +19,7 @@ mod files;
 mod files_bounds;
 mod files_hostile;
 mod files_messages;
+mod files_model;
 mod hermes;
 mod hermes_api;
 mod hermes_link;

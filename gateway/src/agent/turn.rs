@@ -1,7 +1,9 @@
 //! One running turn as the agent sees it: the calls that emit its frames.
 
 mod approval;
+mod files;
 mod nested;
+mod output;
 mod plan;
 mod unanswered;
 
@@ -10,13 +12,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use aria_protocol::{
-    CommentaryItem, ErrorCode, ErrorFrame, HistoryItem, InChannel, MessageItem, MessageStart,
-    MessageStop, MessageUpdate, Role, ServerFrame, ToolEnd, ToolItem, ToolProgress, Typing,
+    CommentaryItem, ErrorCode, ErrorFrame, FileRef, HistoryItem, InChannel, MessageItem,
+    MessageStart, MessageStop, MessageUpdate, Role, ServerFrame, ToolEnd, ToolItem, ToolProgress,
+    Typing,
 };
 use tokio::sync::watch;
 
+use self::output::cap_output;
 use crate::approvals::Approvals;
 use crate::clock::now_ms;
+use crate::files::Files;
 use crate::ids;
 use crate::outbox::Outbox;
 use crate::store::{StoreError, TurnSlot};
@@ -50,6 +55,8 @@ pub struct Reply {
     pub reasoning: Option<String>,
     pub model: Option<String>,
     pub tokens: Option<u64>,
+    /// Files the agent sends with its answer ([`Turn::keep_file`]).
+    pub files: Box<[FileRef]>,
 }
 
 /// A tool call as announced by `tool.start`.
@@ -97,9 +104,6 @@ struct Bubble {
     text: String,
 }
 
-/// Largest `output` kept on a tool item; more is cut (§5 allows a cap).
-const MAX_TOOL_OUTPUT_BYTES: usize = 256 * 1024;
-
 pub struct Turn {
     outbox: Arc<Outbox>,
     approvals: Arc<Approvals>,
@@ -113,6 +117,9 @@ pub struct Turn {
     last_index: u32,
     /// Approval requests of this turn not known to be resolved.
     waiting: Vec<String>,
+    /// The answered message's files, and the store holding their bytes.
+    files: Box<[FileRef]>,
+    store: Arc<Files>,
 }
 
 impl Turn {
@@ -120,6 +127,7 @@ impl Turn {
     pub(crate) fn begin(
         outbox: Arc<Outbox>,
         approvals: Arc<Approvals>,
+        store: Arc<Files>,
         channel_id: String,
         slot: &TurnSlot,
         cancel: watch::Receiver<bool>,
@@ -139,6 +147,8 @@ impl Turn {
             tools: BTreeMap::new(),
             last_index: 0,
             waiting: Vec::new(),
+            files: slot.files.clone(),
+            store,
         }
     }
 
@@ -387,7 +397,7 @@ impl Turn {
             turn_id: Some(self.turn_id.clone()),
             client_msg_id: None,
             branch: None,
-            files: Box::default(),
+            files: reply.files,
         }
     }
 
@@ -414,7 +424,7 @@ impl Turn {
                     tokens: item.tokens,
                     ts: item.ts,
                     branch: item.branch,
-                    files: Box::default(),
+                    files: item.files,
                 }));
                 Ok(())
             })
@@ -488,33 +498,5 @@ impl TypingOff {
             channel_id: self.channel_id,
             on: false,
         }));
-    }
-}
-
-/// Cuts `output` to at most [`MAX_TOOL_OUTPUT_BYTES`] on a char boundary.
-fn cap_output(output: &mut String) {
-    if output.len() > MAX_TOOL_OUTPUT_BYTES {
-        let mut end = MAX_TOOL_OUTPUT_BYTES;
-        while !output.is_char_boundary(end) {
-            end -= 1;
-        }
-        output.truncate(end);
-        output.push_str("\n[output cut at 256 KiB]");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tool_output_is_capped_on_a_char_boundary() {
-        let mut output = "é".repeat(MAX_TOOL_OUTPUT_BYTES);
-        cap_output(&mut output);
-        assert!(output.len() <= MAX_TOOL_OUTPUT_BYTES + 32);
-        assert!(output.ends_with("[output cut at 256 KiB]"));
-        let mut small = "ok".to_string();
-        cap_output(&mut small);
-        assert_eq!(small, "ok");
     }
 }

@@ -12,6 +12,7 @@ mod begin;
 mod disk;
 mod finish;
 pub mod frames;
+mod keep;
 mod limits;
 mod name;
 mod quota;

@@ -4,7 +4,7 @@
 //! branch. Each checks its refusals in the contract's order and changes the
 //! path in one transaction; publishing is the caller's.
 
-use aria_protocol::{HistoryItem, MessageItem, Role};
+use aria_protocol::{FileRef, HistoryItem, MessageItem, Role};
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::tree::{self, Kind, Node, Switch};
@@ -31,10 +31,15 @@ pub struct TurnSlot {
     pub turn_id: String,
     /// The text of the user message it answers.
     pub text: String,
+    /// The files of that message (§13), sent to the model in full.
+    pub files: Box<[FileRef]>,
     /// The agent turn that message follows on the path (`None` at the
     /// thread's start): where an agent keeping its own session must be.
     pub follows: Option<String>,
 }
+
+/// The text and files of the user message a turn answers.
+type Question = (String, Box<[FileRef]>);
 
 /// A user message logged at the end of the path, and its turn.
 #[derive(Debug)]
@@ -78,7 +83,7 @@ impl Store {
         let user = node(&tx, channel_id, &echo.message_id)?;
         let turn_id = ids::turn_id();
         tree::append_node(&tx, channel_id, Kind::Turn, &turn_id, None)?;
-        let turn = slot(&tx, turn_id, &user, echo.text.clone())?;
+        let turn = slot(&tx, turn_id, &user, (echo.text.clone(), echo.files.clone()))?;
         tx.commit()?;
         Ok(Sent {
             echo,
@@ -135,7 +140,7 @@ impl Store {
         let switch = tree::switch(&tx, channel_id, old.parent, user)?;
         let echo = append_in(&tx, channel_id, item)?;
         let user = tree::get(&tx, user)?;
-        let turn = slot(&tx, turn_id, &user, echo.text.clone())?;
+        let turn = slot(&tx, turn_id, &user, (echo.text.clone(), echo.files.clone()))?;
         tx.commit()?;
         Ok(Edited::Done(Sent { echo, turn, switch }))
     }
@@ -175,7 +180,7 @@ impl Store {
         else {
             return Ok(Regenerated::Refused(Refusal::NotUserMessage));
         };
-        let Some(text) = first_message_text(&tx, &question)? else {
+        let Some(message) = first_message(&tx, &question)? else {
             return Ok(Regenerated::Refused(Refusal::NotUserMessage));
         };
         let new_id = ids::turn_id();
@@ -191,7 +196,7 @@ impl Store {
             return Err(StoreError::Corrupt("a new turn was on the path".into()));
         };
         refresh_preview(&tx, channel_id)?;
-        let turn = slot(&tx, new_id, &question, text)?;
+        let turn = slot(&tx, new_id, &question, message)?;
         tx.commit()?;
         Ok(Regenerated::Done(switch, turn))
     }
@@ -304,12 +309,13 @@ fn slot(
     conn: &Connection,
     turn_id: String,
     question: &Node,
-    text: String,
+    (text, files): Question,
 ) -> Result<TurnSlot, StoreError> {
     let parent = tree::get(conn, question.parent)?;
     Ok(TurnSlot {
         turn_id,
         text,
+        files,
         follows: (parent.kind == Kind::Turn).then_some(parent.key),
     })
 }
@@ -328,8 +334,8 @@ fn has_message(conn: &Connection, channel_id: &str, message_id: &str) -> Result<
         .is_some())
 }
 
-/// The text of a user message node's message.
-fn first_message_text(conn: &Connection, node: &Node) -> Result<Option<String>, StoreError> {
+/// The text and files of a user message node's message.
+fn first_message(conn: &Connection, node: &Node) -> Result<Option<Question>, StoreError> {
     if node.kind != Kind::User {
         return Ok(None);
     }
@@ -341,7 +347,7 @@ fn first_message_text(conn: &Connection, node: &Node) -> Result<Option<String>, 
         )
         .optional()?;
     Ok(match json.map(|j| HistoryItem::decode(&j)).transpose()? {
-        Some(HistoryItem::Message(m)) if m.role == Role::User => Some(m.text),
+        Some(HistoryItem::Message(m)) if m.role == Role::User => Some((m.text, m.files)),
         _ => None,
     })
 }

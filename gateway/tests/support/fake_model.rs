@@ -17,6 +17,7 @@
 //! | `fake-stall` | "Thinking hard" in two pieces, then silence for an hour or until the client hangs up ([`FakeModel::hang_ups`]) |
 //! | `fake-terminal` | a `terminal` call of the command written after the tag (`[fake-terminal] ls -l`), usage; once the request's last message is the tool's result, [`COMMAND_ANSWER`] |
 //! | `fake-todo` | a `todo` call writing the JSON list after the tag (reading the list without one); after its result, [`PLAN_ANSWER`] |
+//! | `fake-blind` | a model without vision: HTTP 400 for a request with an `image_url` part, else as `fake-chat` |
 //!
 //! A request with `"stream": false` gets [`TITLE_ANSWER`] as one JSON
 //! completion, whatever the script. `GET /v1/models` lists the scripts;
@@ -226,6 +227,7 @@ async fn serve(mut stream: TcpStream, log: Arc<Mutex<Vec<Received>>>, settings: 
                 "fake-500",
                 "fake-disconnect",
                 "fake-stall",
+                "fake-blind",
             ];
             let data: Vec<Value> = ids
                 .iter()
@@ -333,6 +335,11 @@ async fn complete(
         let error = json!({"error": {"message": format!("scripted error {status}"), "type": "fake_error", "code": status}});
         return respond_json(stream, status, &error).await;
     }
+    if script == "fake-blind" && has_image_part(body) {
+        let error = json!({"error": {"message": "image input is not supported by this model",
+            "type": "invalid_request_error"}});
+        return respond_json(stream, 400, &error).await;
+    }
     if body["stream"] != json!(true) {
         let completion = json!({
             "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": script,
@@ -402,6 +409,17 @@ fn split_near(text: &str, at: usize) -> (&str, &str) {
         at -= 1;
     }
     text.split_at(at)
+}
+
+/// Whether any message has an `image_url` content part.
+fn has_image_part(body: &Value) -> bool {
+    body["messages"].as_array().is_some_and(|messages| {
+        messages.iter().any(|m| {
+            m["content"]
+                .as_array()
+                .is_some_and(|parts| parts.iter().any(|p| p["type"] == "image_url"))
+        })
+    })
 }
 
 /// The last paragraph of the latest user message, split around its

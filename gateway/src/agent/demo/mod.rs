@@ -1,7 +1,9 @@
 //! The built-in demo agent: scripted turns that exercise every frame of the
 //! protocol, paced by `--demo-delay-ms`.
 
+mod files;
 mod scenarios;
+mod snapshots;
 mod texts;
 
 use std::collections::HashSet;
@@ -12,6 +14,7 @@ use aria_protocol::Choice;
 use serde_json::json;
 
 use self::scenarios::Scenario;
+use self::snapshots::stream;
 use super::{Agent, AgentFuture, ApprovalAsk, Reply, ToolCall, ToolOutcome, Turn, TurnError};
 
 /// `model` of every demo answer.
@@ -167,6 +170,10 @@ impl DemoAgent {
                 stream(turn, &body, count, BENCH_INTERVAL, reply).await
             }
             Scenario::Xss => self.xss(turn, user_text).await,
+            Scenario::Files => {
+                let reply = self.reply(user_text, files::ANSWER.to_string(), None);
+                files::send(turn, reply, self.step).await
+            }
             Scenario::Context => {
                 let items = turn.history(CONTEXT_ITEMS).await?;
                 let context = texts::context(turn.follows(), &items);
@@ -195,6 +202,7 @@ impl DemoAgent {
             model: Some(MODEL.to_string()),
             // About four characters per token, like common tokenizers.
             tokens: Some(u64::try_from(chars / 4 + 1).unwrap_or(u64::MAX)),
+            files: Box::default(),
         }
     }
 
@@ -460,62 +468,5 @@ fn terminal(
             output_preview: output_preview.into(),
             output: Some(output.into()),
         },
-    }
-}
-
-/// Streams `text` as `count` growing snapshots `interval` apart, then stops
-/// with `reply`.
-async fn stream(
-    turn: &mut Turn,
-    text: &str,
-    count: usize,
-    interval: Duration,
-    reply: Reply,
-) -> Result<(), TurnError> {
-    turn.start_message()?;
-    for snapshot in snapshots(text, count) {
-        turn.pause(interval).await?;
-        turn.update(snapshot)?;
-    }
-    turn.stop(reply).await
-}
-
-/// `count` strictly growing prefixes of `text` (fewer if it is shorter),
-/// cut on char boundaries, the last being the whole text.
-fn snapshots(text: &str, count: usize) -> Vec<&str> {
-    let count = count.max(1);
-    let mut cuts: Vec<&str> = Vec::with_capacity(count);
-    for i in 1..=count {
-        let mut end = text.len() * i / count;
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        if end > 0 && cuts.last().is_none_or(|last| last.len() < end) {
-            cuts.push(&text[..end]);
-        }
-    }
-    cuts
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn snapshots_grow_and_end_with_the_text() {
-        let text = "Hello, wörld! ".repeat(10);
-        let cuts = snapshots(&text, 12);
-        assert_eq!(cuts.len(), 12);
-        assert!(cuts
-            .windows(2)
-            .all(|w| w[0].len() < w[1].len() && w[1].starts_with(w[0])));
-        assert_eq!(cuts.last().copied(), Some(text.as_str()));
-    }
-
-    #[test]
-    fn short_text_gives_fewer_snapshots() {
-        assert_eq!(snapshots("abc", 12), ["a", "ab", "abc"]);
-        assert!(snapshots("", 12).is_empty());
-        assert_eq!(snapshots("ü", 0), ["ü"]);
     }
 }

@@ -32,6 +32,8 @@ pub enum Scenario {
     /// `/demo stream-math [KiB]`: the same with about 3 formulas per KiB.
     StreamMath(u32),
     Xss,
+    /// An answer carrying an image and a document (§13).
+    Files,
     /// A dangerous command that waits for the user's approval.
     Approval,
     /// The same, with a request that times out after a few seconds.
@@ -92,6 +94,10 @@ pub const CATALOG: &[(&str, &str)] = &[
         "XSS vectors in the answer, reasoning, commentary, tool card and auto title",
     ),
     (
+        "/demo files",
+        "an answer carrying files: a chart (PNG) and a report (PDF)",
+    ),
+    (
         "/demo approval",
         "`rm -rf ./build` waits for your approval: allowed it runs, denied it does not",
     ),
@@ -139,6 +145,7 @@ impl Scenario {
                 Scenario::StreamMath(count.unwrap_or(DEFAULT_STREAM_KIB).clamp(1, MAX_STREAM_KIB))
             }
             "xss" => Scenario::Xss,
+            "files" => Scenario::Files,
             "approval" => Scenario::Approval,
             "approval-timeout" => Scenario::ApprovalTimeout,
             "all" => Scenario::All,

@@ -292,6 +292,7 @@ impl<'a> Answer<'a> {
             reasoning: said.reasoning,
             model,
             tokens: None,
+            files: Box::default(),
         };
         if said.streamed {
             self.turn.stop(reply).await?;

@@ -396,6 +396,7 @@ impl HermesAgent {
             reasoning: transcript.reasoning.filter(|_| ours),
             model: Some(model),
             tokens,
+            files: Box::default(),
         })
         .await?;
         Ok(())

@@ -1,6 +1,8 @@
 //! The `messages` of a Chat Completions request, made from the channel's
 //! logged messages: bounded, in the shape chat templates accept.
 
+use std::borrow::Cow;
+
 use aria_protocol::{HistoryItem, MessageItem, Role};
 use serde_json::{json, Value};
 
@@ -14,6 +16,9 @@ pub const MAX_MESSAGES: usize = 40;
 /// [`MAX_MESSAGES`] messages and `max_chars` characters (the message being
 /// answered is always sent whole).
 ///
+/// Earlier messages' files are named, not sent (only the answered message's
+/// files go in full, `parts.rs`), so no image is sent twice.
+///
 /// Only user and assistant messages count: tool cards and commentary are
 /// the gateway's narration (and the `openai` agent's error notes), not
 /// something the model said. Consecutive messages of one role are merged and
@@ -23,7 +28,9 @@ pub fn messages(history: &[HistoryItem], text: &str, max_chars: usize) -> Vec<Va
     let logged: Vec<&MessageItem> = history
         .iter()
         .filter_map(|item| match item {
-            HistoryItem::Message(m) if m.role != Role::Other && !m.text.trim().is_empty() => {
+            HistoryItem::Message(m)
+                if m.role != Role::Other && (!m.text.trim().is_empty() || !m.files.is_empty()) =>
+            {
                 Some(m)
             }
             _ => None,
@@ -31,15 +38,16 @@ pub fn messages(history: &[HistoryItem], text: &str, max_chars: usize) -> Vec<Va
         .collect();
     let earlier = before_current(&logged, text);
 
-    let mut kept: Vec<(Role, &str)> = vec![(Role::User, text)];
+    let mut kept: Vec<(Role, Cow<'_, str>)> = vec![(Role::User, Cow::Borrowed(text))];
     let mut chars = text.chars().count();
     for message in earlier.iter().rev() {
-        let size = message.text.chars().count();
+        let text = with_file_names(message);
+        let size = text.chars().count();
         if kept.len() >= MAX_MESSAGES || chars + size > max_chars {
             break;
         }
         chars += size;
-        kept.push((message.role, message.text.as_str()));
+        kept.push((message.role, text));
     }
     kept.reverse();
 
@@ -48,9 +56,9 @@ pub fn messages(history: &[HistoryItem], text: &str, max_chars: usize) -> Vec<Va
         match merged.last_mut() {
             Some((last, joined)) if *last == role => {
                 joined.push_str("\n\n");
-                joined.push_str(text);
+                joined.push_str(&text);
             }
-            _ => merged.push((role, text.to_string())),
+            _ => merged.push((role, text.into_owned())),
         }
     }
     let first_user = merged
@@ -69,6 +77,20 @@ pub fn messages(history: &[HistoryItem], text: &str, max_chars: usize) -> Vec<Va
             json!({"role": role, "content": content})
         })
         .collect()
+}
+
+/// A message's text and, when it carried files, their names.
+fn with_file_names(message: &MessageItem) -> Cow<'_, str> {
+    if message.files.is_empty() {
+        return Cow::Borrowed(&message.text);
+    }
+    let names: Vec<&str> = message.files.iter().map(|f| f.name.as_str()).collect();
+    let note = format!("[Attached: {}]", names.join(", "));
+    Cow::Owned(if message.text.trim().is_empty() {
+        note
+    } else {
+        format!("{}\n\n{note}", message.text)
+    })
 }
 
 /// The logged messages that come before the one being answered, in the

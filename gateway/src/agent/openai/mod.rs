@@ -6,12 +6,14 @@
 //! ("not run") instead of being lost.
 
 pub(super) mod context;
+mod parts;
 mod stream;
 
 use reqwest::header::CONTENT_TYPE;
 use reqwest::RequestBuilder;
 use serde_json::{json, Value};
 
+use self::parts::Attached;
 use self::stream::{clean_title, Answer};
 use super::llm_turn::{next_event, show_failure, LiveText};
 use super::upstream::{cut, EventStream, Failure, Server, Upstream};
@@ -89,27 +91,78 @@ impl OpenAiAgent {
     async fn answer(&self, text: &str, turn: &mut Turn) -> Result<(), TurnError> {
         let history = turn.history(context::HISTORY_ITEMS).await?;
         let messages = context::messages(&history, text, self.config.context_chars);
-        let body = self.body(json!({
-            "messages": messages,
-            "stream": true,
-            // Without it no usage arrives when streaming.
-            "stream_options": {"include_usage": true},
-        }));
+        let attached = parts::read(turn).await;
         let mut live = LiveText::default();
-        match self.stream(turn, &body, &mut live).await {
+        match self.ask(turn, messages, &attached, &mut live).await {
             Ok(()) => Ok(()),
             Err(Failure::Turn(e)) => Err(e),
             Err(Failure::Server(reason)) => Err(show_failure(turn, &mut live, &reason).await),
         }
     }
 
+    /// A streaming request for `messages`, the last one (the answered
+    /// message) with its files.
+    fn chat(
+        &self,
+        messages: &mut [Value],
+        current: &str,
+        attached: &[Attached],
+        images: bool,
+    ) -> Value {
+        if let Some(last) = messages.last_mut() {
+            last["content"] = parts::content(current, attached, images, self.config.context_chars);
+        }
+        self.body(json!({
+            "messages": messages,
+            "stream": true,
+            // Without it no usage arrives when streaming.
+            "stream_options": {"include_usage": true},
+        }))
+    }
+
+    /// Streams the answer. A server that refuses a request with images (a
+    /// model without vision) is asked again with the images named instead,
+    /// and the turn says so.
+    async fn ask(
+        &self,
+        turn: &mut Turn,
+        mut messages: Vec<Value>,
+        attached: &[Attached],
+        live: &mut LiveText,
+    ) -> Result<(), Failure> {
+        let current = messages
+            .last()
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default()
+            .to_string();
+        let images = parts::has_images(attached);
+        let body = self.chat(&mut messages, &current, attached, images);
+        let response = self.upstream.send(turn, self.request(&body)?).await?;
+        let status = response.status();
+        let refused = images
+            && (status.is_client_error() || status.is_server_error())
+            && !matches!(status.as_u16(), 401 | 403 | 408 | 429);
+        let response = match self.upstream.ensure_success(turn, response).await {
+            Err(Failure::Server(reason)) if refused => {
+                tracing::warn!("the model server refused images: {reason}");
+                turn.commentary(&format!(
+                    "The model does not take images, so they were sent by name only ({reason})."
+                ))
+                .await?;
+                let body = self.chat(&mut messages, &current, attached, false);
+                self.upstream.open(turn, self.request(&body)?).await?
+            }
+            other => other?,
+        };
+        self.stream(turn, response, live).await
+    }
+
     async fn stream(
         &self,
         turn: &mut Turn,
-        body: &Value,
+        response: reqwest::Response,
         live: &mut LiveText,
     ) -> Result<(), Failure> {
-        let response = self.upstream.open(turn, self.request(body)?).await?;
         let mut events = EventStream::new(response);
         let mut answer = Answer::default();
         while let Some(event) = next_event(&mut events, &self.upstream, turn, live).await? {
@@ -150,6 +203,7 @@ impl OpenAiAgent {
                 reasoning,
                 model: answer.model.clone().or_else(|| self.config.model.clone()),
                 tokens: answer.tokens,
+                files: Box::default(),
             })
             .await?;
         }

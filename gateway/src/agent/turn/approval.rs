@@ -178,10 +178,13 @@ mod tests {
             turn_id: "t1".into(),
             text: String::new(),
             follows: None,
+            files: Box::default(),
         };
+        let files = crate::files::Files::open(dir.path(), Default::default()).expect("files");
         let mut turn = Turn::begin(
             Arc::clone(&outbox),
             approvals,
+            Arc::new(files),
             "c1".into(),
             &slot,
             cancelled,
