@@ -66,7 +66,9 @@ async fn an_upload_is_acknowledged_chunk_by_chunk_and_stored_by_its_bytes() {
     let mut acks = Vec::new();
     for start in (0..bytes.len()).step_by(CHUNK) {
         let end = (start + CHUNK).min(bytes.len());
-        client.send(chunk("u1", start, &bytes[start..end])).await;
+        client
+            .send_text(chunk("u1", start, &bytes[start..end]))
+            .await;
         let ack = client.upload_reply("u1").await;
         assert_eq!(ack["type"], "file.accept", "{ack}");
         acks.push(ack["offset"].as_u64().expect("offset"));
@@ -162,7 +164,7 @@ async fn an_upload_resumes_after_a_reconnect() {
     assert_eq!(first.upload_reply("r1").await["offset"], 0);
     for start in [0, CHUNK] {
         first
-            .send(chunk("r1", start, &bytes[start..start + CHUNK]))
+            .send_text(chunk("r1", start, &bytes[start..start + CHUNK]))
             .await;
         assert_eq!(first.upload_reply("r1").await["offset"], start + CHUNK);
     }
@@ -194,13 +196,13 @@ async fn chunks_out_of_order_or_repeated_are_ignored_and_answered_with_the_offse
     client.upload_reply("o1").await;
     // The second chunk first: ignored, offset 0 wanted.
     client
-        .send(chunk("o1", CHUNK, &bytes[CHUNK..2 * CHUNK]))
+        .send_text(chunk("o1", CHUNK, &bytes[CHUNK..2 * CHUNK]))
         .await;
     assert_eq!(client.upload_reply("o1").await["offset"], 0);
-    client.send(chunk("o1", 0, &bytes[..CHUNK])).await;
+    client.send_text(chunk("o1", 0, &bytes[..CHUNK])).await;
     assert_eq!(client.upload_reply("o1").await["offset"], CHUNK);
     // The first again: ignored.
-    client.send(chunk("o1", 0, &bytes[..CHUNK])).await;
+    client.send_text(chunk("o1", 0, &bytes[..CHUNK])).await;
     assert_eq!(client.upload_reply("o1").await["offset"], CHUNK);
     let stored = client.send_from("o1", &bytes, CHUNK as u64).await;
     assert_eq!(stored["type"], "file.stored", "{stored}");
@@ -216,7 +218,7 @@ async fn chunks_out_of_order_or_repeated_are_ignored_and_answered_with_the_offse
 async fn unknown_uploads_and_files_are_not_found() {
     let gw = Gateway::start(1).await;
     let mut client = gw.client().await;
-    client.send(chunk("nope", 0, b"x")).await;
+    client.send_text(chunk("nope", 0, b"x")).await;
     let error = client.upload_reply("nope").await;
     assert_eq!(
         (error["type"].clone(), error["code"].clone()),
@@ -240,7 +242,7 @@ async fn another_device_cannot_write_into_an_upload() {
         .await;
     owner.upload_reply("shared-id").await;
     let mut other = other_device(&gw).await;
-    other.send(chunk("shared-id", 0, &bytes)).await;
+    other.send_text(chunk("shared-id", 0, &bytes)).await;
     assert_eq!(other.upload_reply("shared-id").await["code"], "not_found");
     let stored = owner.send_from("shared-id", &bytes, 0).await;
     assert_eq!(stored["type"], "file.stored");

@@ -29,7 +29,7 @@ async fn a_thousand_uploads_begun_and_never_finished_stay_bounded() {
         assert_eq!(client.upload_reply(&id).await["offset"], 0);
         // Chunks have their own rate limit (400 a second): keep to it.
         loop {
-            client.send(chunk(&id, 0, &bytes[..1024])).await;
+            client.send_text(chunk(&id, 0, &bytes[..1024])).await;
             let ack = client.upload_reply(&id).await;
             if ack["code"] == "rate_limited" {
                 tokio::time::sleep(Duration::from_millis(20)).await;
@@ -56,7 +56,9 @@ async fn a_thousand_uploads_begun_and_never_finished_stay_bounded() {
         temp_files(gw.dir.path())
     );
     // The first ones made room: their chunks find nothing.
-    client.send(chunk("left-0", 1024, &bytes[1024..2048])).await;
+    client
+        .send_text(chunk("left-0", 1024, &bytes[1024..2048]))
+        .await;
     assert_eq!(client.upload_reply("left-0").await["code"], "not_found");
     // And the gateway serves as before.
     let stored = client
@@ -110,7 +112,7 @@ async fn an_upload_untouched_past_its_expiry_is_removed() {
         .send(begin("old", "old.txt", "text/plain", &bytes))
         .await;
     client.upload_reply("old").await;
-    client.send(chunk("old", 0, &bytes[..CHUNK])).await;
+    client.send_text(chunk("old", 0, &bytes[..CHUNK])).await;
     assert_eq!(client.upload_reply("old").await["offset"], CHUNK);
     tokio::time::sleep(Duration::from_millis(400)).await;
     // Beginning another upload sweeps expired ones.
@@ -118,7 +120,7 @@ async fn an_upload_untouched_past_its_expiry_is_removed() {
         .send(begin("new", "new.txt", "text/plain", &bytes))
         .await;
     client.upload_reply("new").await;
-    client.send(chunk("old", CHUNK, &bytes[CHUNK..])).await;
+    client.send_text(chunk("old", CHUNK, &bytes[CHUNK..])).await;
     assert_eq!(client.upload_reply("old").await["code"], "not_found");
     assert_eq!(temp_files(gw.dir.path()), 1, "only the new upload's file");
 }

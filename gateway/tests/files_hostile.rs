@@ -159,7 +159,7 @@ async fn a_wrong_sha256_is_refused_and_the_upload_starts_over() {
     lying["sha256"] = json!(sha256_hex(b"something else"));
     client.send(lying).await;
     client.upload_reply("w1").await;
-    client.send(chunk("w1", 0, &bytes)).await;
+    client.send_text(chunk("w1", 0, &bytes)).await;
     assert_eq!(
         client.upload_reply("w1").await["offset"],
         bytes.len(),
@@ -172,7 +172,7 @@ async fn a_wrong_sha256_is_refused_and_the_upload_starts_over() {
     );
     // It starts over: offset 0 is wanted again, and nothing was stored.
     client
-        .send(chunk("w1", bytes.len() / 2, &bytes[..10]))
+        .send_text(chunk("w1", bytes.len() / 2, &bytes[..10]))
         .await;
     assert_eq!(client.upload_reply("w1").await["offset"], 0);
     assert!(stored_files(gw.dir.path())
@@ -196,7 +196,7 @@ async fn a_chunk_past_the_size_is_refused_and_the_upload_goes_on() {
     client.upload_reply("s1").await;
     let mut longer = bytes.clone();
     longer.extend(b"overflow");
-    client.send(chunk("s1", 0, &longer)).await;
+    client.send_text(chunk("s1", 0, &longer)).await;
     let error = client.upload_reply("s1").await;
     assert_eq!(
         (error["code"].clone(), error["upload_id"].clone()),
@@ -207,7 +207,7 @@ async fn a_chunk_past_the_size_is_refused_and_the_upload_goes_on() {
         .await;
     assert_eq!(client.upload_reply("s1").await["code"], "bad_request");
     let oversized = vec![b'a'; CHUNK + 1];
-    client.send(chunk("s1", 0, &oversized)).await;
+    client.send_text(chunk("s1", 0, &oversized)).await;
     assert_eq!(client.upload_reply("s1").await["code"], "bad_request");
     let stored = client.send_from("s1", &bytes, 0).await;
     assert_eq!(stored["type"], "file.stored", "{stored}");
@@ -227,7 +227,7 @@ async fn types_not_taken_are_refused_at_begin_or_after_the_bytes() {
         (refused["code"].clone(), refused["upload_id"].clone()),
         (json!("unsupported"), json!("z1"))
     );
-    client.send(chunk("z1", 0, &zip)).await;
+    client.send_text(chunk("z1", 0, &zip)).await;
     assert_eq!(
         client.upload_reply("z1").await["code"],
         "not_found",

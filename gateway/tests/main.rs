@@ -15,6 +15,7 @@ mod channels;
 mod connection;
 mod disk_full;
 mod exposure;
+mod file_bench;
 mod files;
 mod files_bounds;
 mod files_hostile;

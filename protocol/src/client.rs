@@ -53,6 +53,12 @@ pub enum ClientFrame {
 impl ClientFrame {
     /// Tolerant decode of one text frame (used by the gateway).
     pub fn decode(text: &str) -> Result<Self, DecodeError> {
+        // A file chunk is read straight into its struct: the derived
+        // tagged decoding would first copy its data (up to 350 KB of
+        // base64) into an intermediate buffer.
+        if crate::frame_type(text).is_ok_and(|t| t == "file.chunk") {
+            return crate::body(text, "file.chunk").map(ClientFrame::FileChunk);
+        }
         crate::decode(text)
     }
 

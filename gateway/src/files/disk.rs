@@ -8,6 +8,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use aria_protocol::is_sha256_hex;
 
@@ -18,6 +19,9 @@ const TEMP_DIR: &str = "tmp";
 pub struct Disk {
     root: PathBuf,
     temp: PathBuf,
+    /// Held from "is it stored?" to the move into place, so two uploads of
+    /// the same bytes finishing at once count them once.
+    keeping: Mutex<()>,
 }
 
 impl Disk {
@@ -30,7 +34,11 @@ impl Disk {
             fs::remove_dir_all(&temp)?;
         }
         fs::create_dir_all(&temp)?;
-        Ok(Self { root, temp })
+        Ok(Self {
+            root,
+            temp,
+            keeping: Mutex::new(()),
+        })
     }
 
     /// Where the bytes with digest `sha256` live: `files/ab/abcd…`.
@@ -57,6 +65,7 @@ impl Disk {
     /// `false` when those bytes were stored already (the upload is removed).
     pub fn keep(&self, temp: &Path, file: &File, sha256: &str) -> io::Result<bool> {
         let target = self.blob_path(sha256)?;
+        let _keeping = self.keeping.lock().unwrap_or_else(PoisonError::into_inner);
         if target.exists() {
             fs::remove_file(temp)?;
             return Ok(false);

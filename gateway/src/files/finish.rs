@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::MutexGuard;
 
 use super::disk::{self, Disk};
-use super::frames::{io_error, stored};
+use super::reply::{io_error, stored};
 use super::sniff::{sniff, Sniffed};
 use super::upload::{hex, Part, Upload};
 use super::uploads::{Key, Slot};

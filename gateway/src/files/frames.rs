@@ -4,12 +4,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use aria_protocol::{
-    ErrorCode, FileAccept, FileBegin, FileChunk, FileGet, FileRef, FileStored, ServerFrame,
-    MAX_CHUNK_BYTES,
-};
+use aria_protocol::{ErrorCode, FileBegin, FileChunk, FileGet, FileRef, MAX_CHUNK_BYTES};
 use base64::Engine;
 
+use super::reply::{accept, io_error};
 use super::upload::{Part, Upload};
 use super::uploads::Key;
 use super::{begin, finish, read};
@@ -187,36 +185,4 @@ pub async fn get(app: &Arc<App>, conn: ConnId, req: FileGet) -> Result<(), Reque
     read::send(app, conn, req)
         .await
         .map_err(|e| e.for_request(&request_id))
-}
-
-fn accept(app: &App, conn: ConnId, upload_id: &str, offset: u64) {
-    app.outbox.hub().reply(
-        conn,
-        &ServerFrame::FileAccept(FileAccept {
-            upload_id: upload_id.to_string(),
-            offset,
-        }),
-    );
-}
-
-/// `file.stored` to the device.
-pub(super) fn stored(app: &App, conn: ConnId, upload_id: &str, file: FileRef) {
-    app.outbox.hub().reply(
-        conn,
-        &ServerFrame::FileStored(FileStored {
-            upload_id: upload_id.to_string(),
-            file,
-        }),
-    );
-}
-
-/// A failed disk operation, said as the log says a full disk.
-pub(super) fn io_error(e: &std::io::Error) -> RequestError {
-    tracing::error!("file store: {e}");
-    let message = if e.kind() == std::io::ErrorKind::StorageFull {
-        "The gateway's disk is full, so the file was not stored."
-    } else {
-        "The gateway could not write the file."
-    };
-    RequestError::new(ErrorCode::Internal, message)
 }

@@ -17,6 +17,7 @@ mod limits;
 mod name;
 mod quota;
 mod read;
+mod reply;
 pub mod sniff;
 mod upload;
 mod uploads;
