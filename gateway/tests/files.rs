@@ -260,3 +260,26 @@ pub async fn other_device(gw: &Gateway) -> Client {
     client.ready = client.recv_type("ready").await;
     client
 }
+
+#[tokio::test]
+async fn only_a_device_that_said_hello_reads_or_writes_files() {
+    let gw = Gateway::start_with(1, |c| c.token = Some("s3cret".into())).await;
+    let mut owner = Client::connect(&gw.ws_url(), Some("s3cret")).await;
+    let stored = owner
+        .upload("u1", "a.txt", "text/plain", b"private\n")
+        .await;
+    let file_id = stored["file"]["file_id"].clone();
+    let mut stranger = Client {
+        ws: crate::support::open(&gw.ws_url()).await,
+        ready: Value::Null,
+    };
+    stranger
+        .send(json!({"type": "file.get", "request_id": "r1", "file_id": file_id}))
+        .await;
+    let refused = stranger.recv().await;
+    assert_eq!(refused["code"], "bad_request", "{refused}");
+    stranger.send_text(chunk("u1", 0, b"x")).await;
+    assert_eq!(stranger.recv().await["code"], "bad_request");
+    stranger.send(crate::support::hello(Some("wrong"))).await;
+    assert_eq!(stranger.recv().await["code"], "unauthorized");
+}
