@@ -320,7 +320,7 @@ fn image_placeholder<'a>(image: ImageCapture) -> Event<'a> {
 /// one) and a copy button ([`COPY_BUTTON`]), then `<pre><code>`, the
 /// `<pre>` focusable so a long line scrolls by keyboard; `lang` is
 /// already reduced to `[A-Za-z0-9_+-]`. The UI highlights the
-/// `code[data-lang]` of complete blocks (`ui/code_highlight.rs`).
+/// `code[data-lang]` of complete blocks (`src/ui/browser/code_highlight.rs`).
 fn code_block_open(lang: &str) -> String {
     let mut s = String::with_capacity(2 * lang.len() + 300);
     s.push_str("<div class=\"code-block\"><div class=\"code-head\">");
