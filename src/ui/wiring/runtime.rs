@@ -6,10 +6,9 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use crate::export::{Exporter, Progress};
+use crate::export::{Exporter, Progress, Routed};
 use crate::net::{Address, Event, LinkAnswer, Socket};
 use crate::offline::{OfflineCache, OfflineView};
-use crate::protocol::{ErrorCode, ServerFrame};
 use crate::settings::Settings;
 use crate::store::{Change, Effect, PendingSend, Store};
 use crate::ui::browser;
@@ -173,45 +172,22 @@ impl Runtime {
 
     fn on_socket(&self, event: Event) {
         match event {
-            Event::Frame(ServerFrame::History(h))
-                if self
-                    .core
-                    .try_with_value(|c| c.exporter.claims(&h))
-                    .unwrap_or(false) =>
-            {
-                self.on_export_page(h);
-            }
             Event::Frame(frame) => {
                 let now = browser::now_ms();
-                let ready = matches!(frame, ServerFrame::Ready(_));
-                // A thread that is gone, or a refused request, ends its export.
-                let failed = match &frame {
-                    ServerFrame::Error(e)
-                        if e.client_msg_id.is_none() && e.request_id.is_none() =>
-                    {
-                        e.channel_id.clone().or_else(|| {
-                            // Which frame was refused is not said: it may be the export's.
-                            (e.code == ErrorCode::RateLimited)
-                                .then(|| self.export.get_untracked().map(|p| p.channel_id))
-                                .flatten()
-                        })
+                let routed = self.core.try_update_value(|c| c.exporter.route(frame, now));
+                match routed {
+                    Some(Routed::Page(h)) => self.on_export_page(h),
+                    Some(Routed::Store {
+                        frame,
+                        refresh,
+                        request,
+                    }) => {
+                        self.act(|s| s.apply(frame, now));
+                        if refresh {
+                            self.send_export(request);
+                        }
                     }
-                    ServerFrame::ChannelDeleted(d) => Some(d.channel_id.clone()),
-                    _ => None,
-                };
-                self.act(|s| s.apply(frame, now));
-                if let Some(id) = failed {
-                    self.core.update_value(|c| {
-                        c.exporter.abort(&id);
-                    });
-                    self.send_export(None);
-                }
-                if ready {
-                    let again = self
-                        .core
-                        .try_update_value(|c| c.exporter.resume(now))
-                        .flatten();
-                    self.send_export(again);
+                    None => {}
                 }
             }
             Event::Dropped(why) => {
