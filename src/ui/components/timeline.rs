@@ -6,6 +6,7 @@
 
 mod heights;
 mod keyed_rows;
+mod metrics;
 mod virtual_list;
 mod window;
 
