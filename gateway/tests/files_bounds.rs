@@ -27,7 +27,7 @@ async fn a_thousand_uploads_begun_and_never_finished_stay_bounded() {
         let id = format!("left-{i}");
         client.send(begin(&id, "a.txt", "text/plain", &bytes)).await;
         assert_eq!(client.upload_reply(&id).await["offset"], 0);
-        // Chunks have their own rate limit (400 a second): keep to it.
+        // Chunks have a rate limit of their own: keep to it.
         loop {
             client.send_text(chunk(&id, 0, &bytes[..1024])).await;
             let ack = client.upload_reply(&id).await;
@@ -60,7 +60,8 @@ async fn a_thousand_uploads_begun_and_never_finished_stay_bounded() {
         .send_text(chunk("left-0", 1024, &bytes[1024..2048]))
         .await;
     assert_eq!(client.upload_reply("left-0").await["code"], "not_found");
-    // And the gateway serves as before.
+    // And the gateway serves as before (once the chunk bucket has refilled).
+    tokio::time::sleep(Duration::from_millis(200)).await;
     let stored = client
         .upload("fine", "fine.txt", "text/plain", b"still here\n")
         .await;
@@ -123,4 +124,31 @@ async fn an_upload_untouched_past_its_expiry_is_removed() {
     client.send_text(chunk("old", CHUNK, &bytes[CHUNK..])).await;
     assert_eq!(client.upload_reply("old").await["code"], "not_found");
     assert_eq!(temp_files(gw.dir.path()), 1, "only the new upload's file");
+}
+
+#[tokio::test]
+async fn a_device_that_does_not_read_its_file_data_is_told_to_wait() {
+    let gw = Gateway::start(1).await;
+    let mut client = gw.client().await;
+    // 80 chunks: one file.get queues more frames than a second may wait behind.
+    let big: Vec<u8> = (0..80 * CHUNK).map(|i| b'a' + (i % 26) as u8).collect();
+    let stored = client.upload("big", "big.txt", "text/plain", &big).await;
+    let id = stored["file"]["file_id"].clone();
+    for request_id in ["first", "second"] {
+        client
+            .send(json!({"type": "file.get", "request_id": request_id, "file_id": id}))
+            .await;
+    }
+    let refused = client
+        .until(|f| f["request_id"] == "second")
+        .await
+        .pop()
+        .expect("reply");
+    assert_eq!(refused["type"], "error", "{refused}");
+    assert_eq!(refused["code"], "rate_limited");
+    let (bytes, _) = client
+        .read_file(id.as_str().expect("id"), None)
+        .await
+        .expect("once read");
+    assert_eq!(bytes.len(), big.len(), "asked again once the queue drained");
 }
