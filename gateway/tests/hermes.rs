@@ -220,8 +220,9 @@ async fn turns_through_real_hermes_over_the_link() {
         "no terminal result in {messages:#?}"
     );
 
-    // 4. The todo tool's list arrives as a plan frame, whole; read back
-    //    next turn, it is still there (Hermes's session is the real one).
+    // 4. The todo tool's list arrives as a plan frame, whole, and is
+    //    logged at the turn's end; read back next turn, it is still there
+    //    (Hermes's session is the real one).
     let todos = json!([
         {"id": "1", "content": "Read the note", "status": "completed"},
         {"id": "2", "content": "Summarize <it>", "status": "in_progress"},
@@ -233,8 +234,11 @@ async fn turns_through_real_hermes_over_the_link() {
         {"id": "2", "text": "Summarize <it>", "status": "in_progress"},
     ]);
     let plans = of_type(&frames, "plan");
-    assert_eq!(plans.len(), 1, "{frames:#?}");
+    assert_eq!(plans.len(), 2, "{frames:#?}");
     assert_eq!(plans[0]["items"], expected);
+    assert!(plans[0].get("seq").is_none(), "{}", plans[0]);
+    assert_eq!(plans[1]["items"], expected);
+    assert!(plans[1]["seq"].as_u64().is_some(), "{}", plans[1]);
     let frames = turn(&mut client, &channel, "[fake-todo]", "p2").await;
     assert_eq!(
         of_type(&frames, "plan")[0]["items"],

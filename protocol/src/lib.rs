@@ -14,15 +14,17 @@ mod preview;
 mod scan;
 mod search;
 mod server;
+mod tool;
 
 pub use approval::*;
 pub use branch::{Branch, BranchCause, BranchSelect, BranchSwitched, MessageEdit, TurnRegenerate};
 pub use client::*;
 pub use error_code::ErrorCode;
-pub use plan::{Plan, PlanItem, PlanStatus};
+pub use plan::{LoggedPlan, Plan, PlanItem, PlanStatus};
 pub use preview::{cut_at_word, thread_preview, PREVIEW_CHARS};
 pub use search::*;
 pub use server::*;
+pub use tool::*;
 
 /// The protocol version spoken by this crate (`hello.protocol`, `ready.protocol`).
 pub const PROTOCOL_VERSION: u32 = 1;

@@ -5,7 +5,8 @@ use serde_json::value::RawValue;
 
 use crate::{
     body, branch::lenient_branch, frame_type, unknown, ApprovalItem, ApprovalRequest, Branch,
-    BranchSwitched, DecodeError, ErrorCode, Ping, Plan, SearchResults,
+    BranchSwitched, DecodeError, ErrorCode, LoggedPlan, Ping, Plan, SearchResults, ToolEnd,
+    ToolItem, ToolProgress, ToolStart,
 };
 
 /// Every server→client frame of the protocol.
@@ -342,95 +343,9 @@ pub struct CommentaryItem {
     pub ts: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<String>,
-    /// The item's node and its siblings, when it has any (§12).
-    #[serde(
-        default,
-        deserialize_with = "lenient_branch",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub branch: Option<Box<Branch>>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolStart {
-    pub channel_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub turn_id: Option<String>,
-    pub index: u32,
-    pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub emoji: Option<String>,
-    #[serde(default)]
-    pub preview: String,
-    #[serde(default)]
-    pub args: serde_json::Value,
-    /// §14: the `index` of the call (e.g. a delegation) this one runs under.
+    /// §14: the `index` of the call (a delegation) whose sub-agent said it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_index: Option<u32>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolProgress {
-    pub channel_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub turn_id: Option<String>,
-    pub index: u32,
-    #[serde(default)]
-    pub name: String,
-    pub note: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolEnd {
-    pub channel_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub turn_id: Option<String>,
-    pub index: u32,
-    pub seq: u64,
-    #[serde(default)]
-    pub name: String,
-    pub ok: bool,
-    #[serde(default)]
-    pub duration: f64,
-    #[serde(default)]
-    pub output_preview: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<String>,
-    /// §14: the `index` of the call this one runs under.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_index: Option<u32>,
-    /// The item's node and its siblings, when it has any (§12).
-    #[serde(
-        default,
-        deserialize_with = "lenient_branch",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub branch: Option<Box<Branch>>,
-}
-
-/// A completed tool call as logged (history item `tool`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolItem {
-    pub seq: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub turn_id: Option<String>,
-    pub index: u32,
-    pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub emoji: Option<String>,
-    #[serde(default)]
-    pub preview: String,
-    #[serde(default)]
-    pub args: serde_json::Value,
-    pub ok: bool,
-    #[serde(default)]
-    pub duration: f64,
-    #[serde(default)]
-    pub output_preview: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<String>,
-    #[serde(default)]
-    pub ts: i64,
     /// The item's node and its siblings, when it has any (§12).
     #[serde(
         default,
@@ -453,6 +368,8 @@ pub enum HistoryItem {
     Tool(ToolItem),
     #[serde(rename = "approval")]
     Approval(ApprovalItem),
+    #[serde(rename = "plan")]
+    Plan(LoggedPlan),
     /// An item of a type this side does not know, or a malformed one: skipped
     /// without losing the rest of the page.
     #[serde(skip)]
@@ -469,6 +386,7 @@ impl HistoryItem {
             "commentary" => Self::Commentary(body(text, &t)?),
             "tool" => Self::Tool(body(text, &t)?),
             "approval" => Self::Approval(body(text, &t)?),
+            "plan" => Self::Plan(body(text, &t)?),
             _ => unknown(text, Self::Unknown)?,
         })
     }
@@ -480,6 +398,7 @@ impl HistoryItem {
             HistoryItem::Commentary(c) => Some(c.seq),
             HistoryItem::Tool(t) => Some(t.seq),
             HistoryItem::Approval(a) => Some(a.seq),
+            HistoryItem::Plan(p) => Some(p.seq),
             HistoryItem::Unknown => None,
         }
     }

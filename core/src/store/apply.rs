@@ -54,8 +54,8 @@ impl Store {
             F::ApprovalResolved(r) => self.on_approval_resolved(&r.channel_id, r.item),
             F::SearchResults(r) => self.on_search_results(r),
             F::BranchSwitched(s) => self.on_branch_switched(s),
-            // Plans (§14) are not shown by this client yet.
-            F::Pong(_) | F::Plan(_) | F::Unknown => Vec::new(),
+            F::Plan(p) => self.on_plan(p, now_ms),
+            F::Pong(_) | F::Unknown => Vec::new(),
         }
     }
 
@@ -612,6 +612,7 @@ impl Store {
                 emoji: t.emoji,
                 preview: t.preview,
                 args: t.args,
+                parent: t.parent_index,
                 ..ToolCall::running(t.index, t.name)
             }),
         });
@@ -675,6 +676,7 @@ impl Store {
         call.duration = Some(e.duration);
         call.output_preview = e.output_preview;
         call.output = e.output;
+        call.parent = call.parent.or(e.parent_index);
         if call.name.is_empty() {
             call.name = e.name;
         }
@@ -779,6 +781,7 @@ impl Store {
                 HistoryItem::Message(m) => Row::from_message(m),
                 HistoryItem::Commentary(m) => Row::from_commentary(m),
                 HistoryItem::Tool(t) => Row::from_tool(t),
+                HistoryItem::Plan(p) => Row::from_plan(p),
                 HistoryItem::Approval(a) => {
                     let elsewhere = answered_elsewhere(&self.device_id, &a);
                     resolved_row(c, a, elsewhere, &mut self.changes)

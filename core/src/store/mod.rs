@@ -13,8 +13,10 @@ mod branches;
 mod channel;
 mod id_map;
 mod jump;
+mod nesting;
 mod offline;
 mod pending_sends;
+mod plan;
 mod row;
 mod row_key;
 mod search;
@@ -26,6 +28,8 @@ mod branch_tests;
 #[cfg(test)]
 mod jump_tests;
 #[cfg(test)]
+mod plan_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::VecDeque;
@@ -35,6 +39,7 @@ use id_map::IdMap;
 pub use branches::Branches;
 pub use channel::{ChannelState, PageRequest};
 pub use jump::Focus;
+pub use nesting::NestedCount;
 pub use pending_sends::PendingSend;
 pub use row::{
     shown_choices, Answer, Approval, ApprovalState, Row, RowBody, SendState, ToolCall, ToolState,

@@ -2,7 +2,9 @@
 
 mod approval;
 mod nested;
+mod output_cap;
 mod plan;
+mod typing_off;
 mod unanswered;
 
 use std::collections::BTreeMap;
@@ -11,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use aria_protocol::{
     CommentaryItem, ErrorCode, ErrorFrame, HistoryItem, InChannel, MessageItem, MessageStart,
-    MessageStop, MessageUpdate, Role, ServerFrame, ToolEnd, ToolItem, ToolProgress, Typing,
+    MessageStop, MessageUpdate, PlanItem, Role, ServerFrame, ToolEnd, ToolItem, ToolProgress,
+    Typing,
 };
 use tokio::sync::watch;
 
@@ -20,8 +23,10 @@ use crate::clock::now_ms;
 use crate::ids;
 use crate::outbox::Outbox;
 use crate::store::{StoreError, TurnSlot};
+use output_cap::cap_output;
 
 pub use approval::ApprovalAsk;
+pub(crate) use typing_off::TypingOff;
 
 /// Why a turn stopped before the agent finished it.
 #[derive(Debug, thiserror::Error)]
@@ -97,9 +102,6 @@ struct Bubble {
     text: String,
 }
 
-/// Largest `output` kept on a tool item; more is cut (§5 allows a cap).
-const MAX_TOOL_OUTPUT_BYTES: usize = 256 * 1024;
-
 pub struct Turn {
     outbox: Arc<Outbox>,
     approvals: Arc<Approvals>,
@@ -113,6 +115,8 @@ pub struct Turn {
     last_index: u32,
     /// Approval requests of this turn not known to be resolved.
     waiting: Vec<String>,
+    /// The plan this turn sent and has not logged yet (§14).
+    plan: Option<Vec<PlanItem>>,
 }
 
 impl Turn {
@@ -139,6 +143,7 @@ impl Turn {
             tools: BTreeMap::new(),
             last_index: 0,
             waiting: Vec::new(),
+            plan: None,
         }
     }
 
@@ -263,6 +268,7 @@ impl Turn {
             text: text.to_string(),
             ts: now_ms(),
             turn_id: Some(self.turn_id.clone()),
+            parent_index: None,
             branch: None,
         };
         let channel_id = self.channel_id.clone();
@@ -284,10 +290,10 @@ impl Turn {
     /// A progress note of a running tool (`tool.progress`), not logged.
     pub fn tool_progress(&mut self, tool: &ToolHandle, note: &str) -> Result<(), TurnError> {
         self.check()?;
-        let name = self
+        let (name, parent_index) = self
             .tools
             .get(&tool.0)
-            .map(|t| t.call.name.clone())
+            .map(|t| (t.call.name.clone(), t.parent))
             .unwrap_or_default();
         self.publish(ServerFrame::ToolProgress(ToolProgress {
             channel_id: self.channel_id.clone(),
@@ -295,6 +301,7 @@ impl Turn {
             index: tool.0,
             name,
             note: note.to_string(),
+            parent_index,
         }));
         Ok(())
     }
@@ -349,6 +356,7 @@ impl Turn {
             output_preview: outcome.output_preview,
             output: outcome.output,
             ts: now_ms(),
+            parent_index: running.parent,
             branch: None,
         };
         let channel_id = self.channel_id.clone();
@@ -365,7 +373,7 @@ impl Turn {
                     duration: item.duration,
                     output_preview: item.output_preview,
                     output: item.output,
-                    parent_index: running.parent,
+                    parent_index: item.parent_index,
                     branch: item.branch,
                 }));
                 Ok(())
@@ -445,13 +453,15 @@ impl Turn {
         }
     }
 
-    /// A streaming bubble is stopped with the text it has. If the turn was
-    /// cut short, tools still running end as failed; a turn that simply
-    /// finished leaves them to the clients' "unknown outcome" (§5).
+    /// A plan not logged yet is logged, and a streaming bubble is stopped
+    /// with the text it has. If the turn was cut short, tools still running
+    /// end as failed; a turn that simply finished leaves them to the
+    /// clients' "unknown outcome" (§5).
     async fn wrap_up(&mut self, outcome: &Result<(), TurnError>) -> Result<(), TurnError> {
         if let Err(TurnError::ChannelGone) = outcome {
             return Ok(());
         }
+        self.log_plan().await?;
         if let Some(bubble) = &self.bubble {
             let reply = Reply {
                 text: bubble.text.clone(),
@@ -467,51 +477,5 @@ impl Turn {
             }
         }
         self.log_if_unanswered(outcome).await
-    }
-}
-
-/// The `typing {on:false}` that announces an ended turn. Sent only after
-/// the channel's queue has been looked at, so a device that sees it and
-/// at once edits, regenerates or switches (§12) finds no turn running.
-#[must_use = "the end of a turn is announced by TypingOff::send"]
-pub(crate) struct TypingOff {
-    outbox: Arc<Outbox>,
-    channel_id: String,
-}
-
-impl TypingOff {
-    pub(crate) fn send(self) {
-        self.outbox.hub().publish(&ServerFrame::Typing(Typing {
-            channel_id: self.channel_id,
-            on: false,
-        }));
-    }
-}
-
-/// Cuts `output` to at most [`MAX_TOOL_OUTPUT_BYTES`] on a char boundary.
-fn cap_output(output: &mut String) {
-    if output.len() > MAX_TOOL_OUTPUT_BYTES {
-        let mut end = MAX_TOOL_OUTPUT_BYTES;
-        while !output.is_char_boundary(end) {
-            end -= 1;
-        }
-        output.truncate(end);
-        output.push_str("\n[output cut at 256 KiB]");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tool_output_is_capped_on_a_char_boundary() {
-        let mut output = "é".repeat(MAX_TOOL_OUTPUT_BYTES);
-        cap_output(&mut output);
-        assert!(output.len() <= MAX_TOOL_OUTPUT_BYTES + 32);
-        assert!(output.ends_with("[output cut at 256 KiB]"));
-        let mut small = "ok".to_string();
-        cap_output(&mut small);
-        assert_eq!(small, "ok");
     }
 }

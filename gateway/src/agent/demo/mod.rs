@@ -1,6 +1,7 @@
 //! The built-in demo agent: scripted turns that exercise every frame of the
 //! protocol, paced by `--demo-delay-ms`.
 
+mod plan;
 mod scenarios;
 mod texts;
 
@@ -172,6 +173,7 @@ impl DemoAgent {
                 let context = texts::context(turn.follows(), &items);
                 self.answer(turn, user_text, &context, None).await
             }
+            Scenario::Plan => self.plan(turn, user_text).await,
             Scenario::Approval => self.approval(turn, user_text, None).await,
             Scenario::ApprovalTimeout => {
                 self.approval(turn, user_text, Some(SHORT_APPROVAL_TIMEOUT))

@@ -293,6 +293,7 @@ impl<'a> Answer<'a> {
             model,
             tokens: None,
         };
+        self.turn.log_plan().await?;
         if said.streamed {
             self.turn.stop(reply).await?;
         } else {
@@ -314,6 +315,7 @@ impl<'a> Answer<'a> {
                 Ok(()) | Err(Failure::Hermes(_)) => {}
                 Err(Failure::Turn(e)) => return Err(e),
             }
+            self.turn.log_plan().await?;
             self.turn.commentary(&format!("⚠️ {reason}")).await
         };
         match shown.await {
