@@ -321,6 +321,21 @@ async fn turns_through_real_hermes_over_the_link() {
     let before = model.completions().len();
     let frames = turn(&mut client, &channel, "Read the note once more.", "h6").await;
     assert_eq!(answer(&frames), TOOL_ANSWER, "{}", hermes.log());
+    // Hermes resumes the run it was killed in by itself once it is back:
+    // nothing of that run may reach this turn.
+    assert_eq!(
+        of_type(&frames, "tool.start").len(),
+        1,
+        "{frames:#?}\n{}",
+        hermes.log()
+    );
+    let answers = frames
+        .iter()
+        .filter(|f| {
+            f["type"] == "message.stop" || (f["type"] == "message" && f["role"] == "assistant")
+        })
+        .count();
+    assert_eq!(answers, 1, "{frames:#?}\n{}", hermes.log());
     let remembered = model.completions()[before].to_string();
     assert!(remembered.contains("hello-from-terminal"), "{remembered}");
 
@@ -333,4 +348,85 @@ async fn turns_through_real_hermes_over_the_link() {
     let mut client = Client::connect(&gw.ws_url(), None).await;
     let frames = turn(&mut client, &channel, "Still there?", "h7").await;
     assert_eq!(answer(&frames), TOOL_ANSWER, "{}", hermes.log());
+}
+
+/// What Hermes sent its model in the requests made since `before`, as one
+/// text (each turn's first request holds the whole transcript).
+fn sent_since(model: &FakeModel, before: usize) -> String {
+    let requests = model.completions();
+    let first = requests
+        .get(before)
+        .unwrap_or_else(|| panic!("no request to the model since {before}"));
+    first["messages"].to_string()
+}
+
+/// §12 with Hermes: an edit, a switch back and a regeneration each put
+/// Hermes's session where the thread's active path is, so the model is
+/// never sent a discarded branch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn branches_rewind_hermess_session() {
+    let Some(mut hermes) = hermes_or_skip() else {
+        return;
+    };
+    std::fs::write(hermes.workdir().join("note.txt"), "a note\n").expect("write the note");
+    let note = hermes.workdir().join("note.txt");
+    let model = FakeModel::start_with_note(note.to_str().expect("utf-8 temp path"));
+    let data = tempfile::tempdir().expect("temp dir");
+    let link = free_addr();
+    let gw = gateway(data.path(), link).await;
+    let secret_file = data.path().join("hermes-link.secret");
+    tokio::task::block_in_place(|| {
+        hermes
+            .start_linked(&model.base_url(), "fake-tool", link, &secret_file)
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    let mut client = Client::connect(&gw.ws_url(), None).await;
+    let channel = client.create_channel("Branches").await;
+
+    let first = turn(&mut client, &channel, "Remember ALPHA.", "b1").await;
+    let first_turn = of_type(&first, "message.stop")[0]["turn_id"].clone();
+    let second = client.send_message(&channel, "Remember BRAVO.", "b2").await;
+    rest_of_turn(&mut client).await;
+
+    // An edit of the second message: the model sees the edit, not BRAVO.
+    let before = model.completions().len();
+    client
+        .send(json!({"type": "message.edit", "channel_id": channel,
+                     "message_id": second["message_id"], "text": "Remember CHARLIE.",
+                     "client_msg_id": "b3"}))
+        .await;
+    let frames = rest_of_turn(&mut client).await;
+    assert_eq!(answer(&frames), TOOL_ANSWER, "{}", hermes.log());
+    let sent = sent_since(&model, before);
+    assert!(sent.contains("ALPHA") && sent.contains("CHARLIE"), "{sent}");
+    assert!(!sent.contains("BRAVO"), "a discarded branch: {sent}");
+
+    // Back to BRAVO's branch, and on from there.
+    client
+        .send(json!({"type": "branch.select", "channel_id": channel, "seq": second["seq"]}))
+        .await;
+    frames_until(&mut client, |f| f["type"] == "branch.switched").await;
+    let before = model.completions().len();
+    let frames = turn(&mut client, &channel, "Remember DELTA.", "b4").await;
+    assert_eq!(answer(&frames), TOOL_ANSWER, "{}", hermes.log());
+    let sent = sent_since(&model, before);
+    assert!(
+        sent.contains("ALPHA") && sent.contains("BRAVO") && sent.contains("DELTA"),
+        "{sent}"
+    );
+    assert!(!sent.contains("CHARLIE"), "a discarded branch: {sent}");
+
+    // A regeneration of the first answer: only the first message is left.
+    let before = model.completions().len();
+    client
+        .send(json!({"type": "turn.regenerate", "channel_id": channel,
+                     "turn_id": first_turn, "client_msg_id": "b5"}))
+        .await;
+    let frames = rest_of_turn(&mut client).await;
+    assert_eq!(answer(&frames), TOOL_ANSWER, "{}", hermes.log());
+    let sent = sent_since(&model, before);
+    assert!(sent.contains("ALPHA"), "{sent}");
+    for gone in ["BRAVO", "CHARLIE", "DELTA"] {
+        assert!(!sent.contains(gone), "{gone} of a discarded branch: {sent}");
+    }
 }

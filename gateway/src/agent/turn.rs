@@ -152,6 +152,11 @@ impl Turn {
         &self.channel_id
     }
 
+    /// This turn's id, as its frames and logged items carry it.
+    pub fn turn_id(&self) -> &str {
+        &self.turn_id
+    }
+
     /// The agent turn that the answered message follows on the thread's
     /// active path (`None` at the thread's start). An agent that keeps a
     /// session of its own compares it with the last turn that session

@@ -20,7 +20,6 @@ use wire::Command;
 
 use super::{Agent, AgentFuture, Turn, TurnError};
 use crate::config::Config;
-use crate::ids;
 
 /// How long a turn waits for Hermes to link (it may be starting).
 const LINK_WAIT: Duration = Duration::from_secs(15);
@@ -86,12 +85,13 @@ impl HermesAgent {
             turn.commentary(&format!("⚠️ {reason}")).await?;
             return Err(TurnError::Failed(reason.into()));
         }
-        let turn_id = ids::turn_id();
+        let turn_id = turn.turn_id().to_string();
         let heard = self.link.register(&chat_id, &turn_id);
         let sent = self.link.send(&Command::Turn {
             chat_id: chat_id.clone(),
             turn_id,
             text: text.to_string(),
+            follows: turn.follows().map(str::to_string),
         });
         let mut answer = Answer::new(&self.link, turn, heard, self.stall);
         let outcome = match sent {
