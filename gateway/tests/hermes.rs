@@ -18,7 +18,7 @@ use tokio_tungstenite::tungstenite::Message;
 /// A cold Hermes takes several seconds over its first turn.
 const TURN_TIMEOUT: Duration = Duration::from_secs(90);
 
-async fn gateway(data_dir: &Path, link: SocketAddr) -> RunningServer {
+pub(crate) async fn gateway(data_dir: &Path, link: SocketAddr) -> RunningServer {
     let mut config = crate::support::config(data_dir, 1);
     config.agent = AgentKind::Hermes;
     config.hermes.link = link;
@@ -26,7 +26,7 @@ async fn gateway(data_dir: &Path, link: SocketAddr) -> RunningServer {
     serve(config).await.expect("gateway starts")
 }
 
-async fn frames_until(client: &mut Client, done: impl Fn(&Value) -> bool) -> Vec<Value> {
+pub(crate) async fn frames_until(client: &mut Client, done: impl Fn(&Value) -> bool) -> Vec<Value> {
     let deadline = tokio::time::Instant::now() + TURN_TIMEOUT;
     let mut frames = Vec::new();
     loop {
@@ -46,21 +46,21 @@ async fn frames_until(client: &mut Client, done: impl Fn(&Value) -> bool) -> Vec
     }
 }
 
-async fn rest_of_turn(client: &mut Client) -> Vec<Value> {
+pub(crate) async fn rest_of_turn(client: &mut Client) -> Vec<Value> {
     frames_until(client, |f| f["type"] == "typing" && f["on"] == false).await
 }
 
-async fn turn(client: &mut Client, channel: &str, text: &str, id: &str) -> Vec<Value> {
+pub(crate) async fn turn(client: &mut Client, channel: &str, text: &str, id: &str) -> Vec<Value> {
     client.send_message(channel, text, id).await;
     rest_of_turn(client).await
 }
 
-fn of_type<'a>(frames: &'a [Value], ty: &str) -> Vec<&'a Value> {
+pub(crate) fn of_type<'a>(frames: &'a [Value], ty: &str) -> Vec<&'a Value> {
     frames.iter().filter(|f| f["type"] == ty).collect()
 }
 
 /// The turn's answer: the last stopped bubble's or whole message's text.
-fn answer(frames: &[Value]) -> String {
+pub(crate) fn answer(frames: &[Value]) -> String {
     let text = frames.iter().rev().find_map(|f| match f["type"].as_str() {
         Some("message.stop") => f["final_text"].as_str(),
         Some("message") if f["role"] == "assistant" => f["text"].as_str(),
@@ -82,7 +82,7 @@ fn failure_note(frames: &[Value]) -> String {
     note
 }
 
-fn hermes_or_skip() -> Option<Hermes> {
+pub(crate) fn hermes_or_skip() -> Option<Hermes> {
     if crate::support::hermes::skip_requested() {
         eprintln!("ARIA_SKIP_HERMES=1: skipping the test against Hermes Agent");
         return None;
@@ -100,7 +100,7 @@ async fn wait_until_free(addr: SocketAddr) {
     }
 }
 
-fn free_addr() -> SocketAddr {
+pub(crate) fn free_addr() -> SocketAddr {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("free port")
@@ -348,85 +348,4 @@ async fn turns_through_real_hermes_over_the_link() {
     let mut client = Client::connect(&gw.ws_url(), None).await;
     let frames = turn(&mut client, &channel, "Still there?", "h7").await;
     assert_eq!(answer(&frames), TOOL_ANSWER, "{}", hermes.log());
-}
-
-/// What Hermes sent its model in the requests made since `before`, as one
-/// text (each turn's first request holds the whole transcript).
-fn sent_since(model: &FakeModel, before: usize) -> String {
-    let requests = model.completions();
-    let first = requests
-        .get(before)
-        .unwrap_or_else(|| panic!("no request to the model since {before}"));
-    first["messages"].to_string()
-}
-
-/// §12 with Hermes: an edit, a switch back and a regeneration each put
-/// Hermes's session where the thread's active path is, so the model is
-/// never sent a discarded branch.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn branches_rewind_hermess_session() {
-    let Some(mut hermes) = hermes_or_skip() else {
-        return;
-    };
-    std::fs::write(hermes.workdir().join("note.txt"), "a note\n").expect("write the note");
-    let note = hermes.workdir().join("note.txt");
-    let model = FakeModel::start_with_note(note.to_str().expect("utf-8 temp path"));
-    let data = tempfile::tempdir().expect("temp dir");
-    let link = free_addr();
-    let gw = gateway(data.path(), link).await;
-    let secret_file = data.path().join("hermes-link.secret");
-    tokio::task::block_in_place(|| {
-        hermes
-            .start_linked(&model.base_url(), "fake-tool", link, &secret_file)
-            .unwrap_or_else(|e| panic!("{e}"))
-    });
-    let mut client = Client::connect(&gw.ws_url(), None).await;
-    let channel = client.create_channel("Branches").await;
-
-    let first = turn(&mut client, &channel, "Remember ALPHA.", "b1").await;
-    let first_turn = of_type(&first, "message.stop")[0]["turn_id"].clone();
-    let second = client.send_message(&channel, "Remember BRAVO.", "b2").await;
-    rest_of_turn(&mut client).await;
-
-    // An edit of the second message: the model sees the edit, not BRAVO.
-    let before = model.completions().len();
-    client
-        .send(json!({"type": "message.edit", "channel_id": channel,
-                     "message_id": second["message_id"], "text": "Remember CHARLIE.",
-                     "client_msg_id": "b3"}))
-        .await;
-    let frames = rest_of_turn(&mut client).await;
-    assert_eq!(answer(&frames), TOOL_ANSWER, "{}", hermes.log());
-    let sent = sent_since(&model, before);
-    assert!(sent.contains("ALPHA") && sent.contains("CHARLIE"), "{sent}");
-    assert!(!sent.contains("BRAVO"), "a discarded branch: {sent}");
-
-    // Back to BRAVO's branch, and on from there.
-    client
-        .send(json!({"type": "branch.select", "channel_id": channel, "seq": second["seq"]}))
-        .await;
-    frames_until(&mut client, |f| f["type"] == "branch.switched").await;
-    let before = model.completions().len();
-    let frames = turn(&mut client, &channel, "Remember DELTA.", "b4").await;
-    assert_eq!(answer(&frames), TOOL_ANSWER, "{}", hermes.log());
-    let sent = sent_since(&model, before);
-    assert!(
-        sent.contains("ALPHA") && sent.contains("BRAVO") && sent.contains("DELTA"),
-        "{sent}"
-    );
-    assert!(!sent.contains("CHARLIE"), "a discarded branch: {sent}");
-
-    // A regeneration of the first answer: only the first message is left.
-    let before = model.completions().len();
-    client
-        .send(json!({"type": "turn.regenerate", "channel_id": channel,
-                     "turn_id": first_turn, "client_msg_id": "b5"}))
-        .await;
-    let frames = rest_of_turn(&mut client).await;
-    assert_eq!(answer(&frames), TOOL_ANSWER, "{}", hermes.log());
-    let sent = sent_since(&model, before);
-    assert!(sent.contains("ALPHA"), "{sent}");
-    for gone in ["BRAVO", "CHARLIE", "DELTA"] {
-        assert!(!sent.contains(gone), "{gone} of a discarded branch: {sent}");
-    }
 }

@@ -18,6 +18,7 @@ mod exposure;
 mod hermes;
 mod hermes_api;
 mod hermes_link;
+mod hermes_sessions;
 mod migrations;
 mod openai;
 mod origin;

@@ -75,6 +75,11 @@ def _hermes_home():
 class AriaAdapter(BasePlatformAdapter):
     # aria renders markdown and code blocks itself.
     supports_code_blocks = True
+    # A turn of aria's is a message and its answer: what would come back
+    # after it (a background delegation's result, a watched command's
+    # end) would land in no turn. Hermes then runs those within the turn,
+    # so a delegation's sub-agent works under its card (§14).
+    supports_async_delivery = False
 
     def __init__(
         self, config: PlatformConfig, hooks: Hooks, turn_log: Optional[TurnLog] = None
