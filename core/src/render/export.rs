@@ -309,5 +309,4 @@ fn needs_escape(rest: &str) -> bool {
 }
 
 #[cfg(test)]
-#[path = "export_tests.rs"]
 mod tests;

@@ -11,6 +11,9 @@ mod approval;
 mod branch;
 mod branches;
 mod channel;
+mod channel_list;
+mod errors;
+mod history;
 mod id_map;
 mod jump;
 mod nesting;
@@ -20,7 +23,9 @@ mod plan;
 mod row;
 mod row_key;
 mod search;
+mod streaming;
 mod timeline;
+mod tools;
 mod turn;
 
 #[cfg(test)]
