@@ -95,6 +95,10 @@ class AriaAdapter(BasePlatformAdapter):
         # their completion ends a turn (Hermes also runs turns of its own,
         # e.g. resuming a session a restart interrupted).
         self._inbound: Dict[str, str] = {}
+        # Those not started yet, by chat. Hermes joins a message still
+        # queued when its turn was stopped to the next one, under the older
+        # message's id: that message then answers the new turn.
+        self._queued: Dict[str, str] = {}
         # Chats where a run Hermes started by itself (resuming a session a
         # restart cut short) came after the gateway's last one: what they
         # say belongs to no turn. The event is set when that run ends.
@@ -238,6 +242,7 @@ class AriaAdapter(BasePlatformAdapter):
         if not chat_id:
             return
         if (event.message_id or "") in self._inbound:
+            self._queued.pop(event.message_id or "", None)
             self._foreign.pop(chat_id, None)
             return
         running = self._foreign.get(chat_id)
@@ -246,6 +251,7 @@ class AriaAdapter(BasePlatformAdapter):
             self._foreign[chat_id] = asyncio.Event()
 
     async def on_processing_complete(self, event: MessageEvent, outcome: ProcessingOutcome) -> None:
+        self._queued.pop(event.message_id or "", None)
         turn_id = self._inbound.pop(event.message_id or "", None)
         chat_id = event.source.chat_id if event.source else ""
         if turn_id is None:
@@ -308,7 +314,11 @@ class AriaAdapter(BasePlatformAdapter):
         follows = message.get("follows")
         if "follows" in message and (follows is None or isinstance(follows, str)):
             await self._follow(event, turn_id, follows)
+        for queued, chat in self._queued.items():
+            if chat == chat_id:
+                self._inbound[queued] = turn_id
         self._inbound[event.message_id] = turn_id
+        self._queued[event.message_id] = chat_id
         await self.handle_message(event)
 
     async def _stop_foreign_run(self, chat_id: str) -> None:

@@ -49,6 +49,34 @@ def test_a_run_hermes_resumed_by_itself_is_stopped_and_leaks_into_no_turn(tmp_pa
     asyncio.run(scenario())
 
 
+def test_a_stopped_turns_queued_message_answers_the_next_turn(tmp_path):
+    async def scenario():
+        gateway, adapter = await linked(tmp_path)
+        handled = []
+
+        async def handle(event):
+            handled.append(event)
+
+        adapter.handle_message = handle
+        gateway.tell({"type": "turn", "chat_id": "c1", "turn_id": "t1", "text": "first"})
+        await asyncio.sleep(0.2)
+        gateway.tell({"type": "cancel", "chat_id": "c1"})
+        gateway.tell({"type": "turn", "chat_id": "c1", "turn_id": "t2", "text": "second"})
+        await asyncio.sleep(0.2)
+        # Hermes runs the two joined, under the first message's id.
+        first = handled[0]
+        assert first.text == "first" and handled[-1].text == "second"
+        await adapter.on_processing_start(first)
+        adapter._emit({"type": "tool.start", "chat_id": "c1", "run": first.message_id})
+        assert (await gateway.next("tool.start"))["turn_id"] == "t2"
+        await adapter.on_processing_complete(first, ProcessingOutcome.SUCCESS)
+        done = await gateway.next("done")
+        assert done["turn_id"] == "t2"
+        await adapter.disconnect()
+
+    asyncio.run(scenario())
+
+
 class FakeRunner:
     """The parts of Hermes's GatewayRunner a branch touches."""
 
