@@ -441,3 +441,40 @@ async fn an_approval_goes_to_the_user_and_back() {
         "{frames:#?}"
     );
 }
+
+/// Hermes's own title of a new auto thread's session, sent after its first
+/// answer, renames the thread (`channel.renamed {auto:true}`).
+#[tokio::test]
+async fn hermess_session_title_renames_an_auto_thread() {
+    let link = free_addr();
+    let gw = gateway(link).await;
+    let mut plugin = Plugin::linked(link, &secret(&gw)).await;
+    let mut client = gw.client().await;
+    client
+        .send(
+            json!({"type": "message.send", "text": "read the note please",
+                     "client_msg_id": "k1", "auto_thread": true}),
+        )
+        .await;
+    let created = client.recv_type("channel.created").await;
+    let channel = created["channel"]["channel_id"].clone();
+    let (chat, turn, _) = plugin.turn().await;
+    for event in [
+        json!({"type": "send", "message_id": "h1", "text": "It says hello."}),
+        json!({"type": "done", "outcome": "success"}),
+    ] {
+        let mut event = event;
+        event["chat_id"] = json!(chat);
+        event["turn_id"] = json!(turn);
+        plugin.send(event).await;
+    }
+    client.until_turn_ends().await;
+    plugin
+        .send(json!({"type": "title", "chat_id": chat, "turn_id": null,
+                     "title": "Reading the note"}))
+        .await;
+    let renamed = client.recv_type("channel.renamed").await;
+    assert_eq!(renamed["channel_id"], channel);
+    assert_eq!(renamed["title"], "Reading the note");
+    assert_eq!(renamed["auto"], true);
+}

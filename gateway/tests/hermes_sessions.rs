@@ -157,3 +157,41 @@ async fn a_delegations_calls_nest_under_it() {
         .unwrap_or_else(|| panic!("{page}"));
     assert_eq!(logged["parent_index"], delegation["index"], "{page}");
 }
+
+/// A new auto thread is renamed with the title Hermes gives its session
+/// after the first answer (here the fake model's title answer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_auto_threads_title_comes_from_hermes() {
+    let Some(mut hermes) = hermes_or_skip() else {
+        return;
+    };
+    let note = hermes.workdir().join("note.txt");
+    std::fs::write(&note, "a note\n").expect("write the note");
+    let model = FakeModel::start_with_note(note.to_str().expect("utf-8 temp path"));
+    let data = tempfile::tempdir().expect("temp dir");
+    let link = free_addr();
+    let gw = gateway(data.path(), link).await;
+    let secret_file = data.path().join("hermes-link.secret");
+    tokio::task::block_in_place(|| {
+        hermes
+            .start_linked(&model.base_url(), "fake-tool", link, &secret_file)
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    let mut client = Client::connect(&gw.ws_url(), None).await;
+    client
+        .send(
+            json!({"type": "message.send", "text": "Read the note, please.",
+                     "client_msg_id": "t1", "auto_thread": true}),
+        )
+        .await;
+    let frames = frames_until(&mut client, |f| f["type"] == "channel.renamed").await;
+    let renamed = frames.last().expect("the rename");
+    assert_eq!(renamed["auto"], true, "{renamed}");
+    assert!(
+        renamed["title"]
+            .as_str()
+            .is_some_and(|t| t.contains("Scripted title")),
+        "{renamed}\n{}",
+        hermes.log()
+    );
+}

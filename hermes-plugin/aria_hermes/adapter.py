@@ -38,6 +38,11 @@ SECRET_FILE_ENV = "ARIA_LINK_SECRET_FILE"
 MAX_INPUT_CHARS = 1024 * 1024
 # How long a turn waits for a run it stopped (one Hermes started by itself).
 STOP_WAIT_SECS = 15.0
+# How long after a chat's first answer Hermes's title of its session is
+# looked for (Hermes makes it in the background, with a model call), and
+# how often.
+TITLE_WAIT_SECS = 60.0
+TITLE_POLL_SECS = 1.0
 
 
 def link_settings(config: PlatformConfig) -> tuple[str, str]:
@@ -103,6 +108,8 @@ class AriaAdapter(BasePlatformAdapter):
         # restart cut short) came after the gateway's last one: what they
         # say belongs to no turn. The event is set when that run ends.
         self._foreign: Dict[str, asyncio.Event] = {}
+        # Chats whose session title was looked for since Hermes started.
+        self._titled: set = set()
         # Approval requests waiting for an answer: id -> (chat, session key).
         self._approvals: Dict[str, tuple[str, str]] = {}
         # The stream consumer's cursor, which an unfinished snapshot ends with.
@@ -269,6 +276,36 @@ class AriaAdapter(BasePlatformAdapter):
             }
         )
         self._turns.pop(chat_id, None)
+        if chat_id not in self._titled and event.source is not None:
+            self._titled.add(chat_id)
+            asyncio.get_running_loop().create_task(self._send_title(event.source))
+
+    async def _send_title(self, source) -> None:
+        """Hermes titles a session in the background after its first
+        exchange and tells only Telegram and Discord threads: the title is
+        read back from its session store and sent to the gateway."""
+        runner = getattr(self._message_handler, "__self__", None)
+        store = getattr(runner, "session_store", None)
+        db = getattr(store, "_db", None)
+        if db is None:
+            return
+
+        def title() -> str:
+            entry = store.get_or_create_session(source)
+            return db.get_session_title(entry.session_id) or ""
+
+        waited = 0.0
+        while waited < TITLE_WAIT_SECS:
+            try:
+                found = await asyncio.to_thread(title)
+            except Exception:
+                logger.debug("[aria] cannot read the session title", exc_info=True)
+                return
+            if found:
+                self._emit({"type": "title", "chat_id": source.chat_id, "title": found})
+                return
+            await asyncio.sleep(TITLE_POLL_SECS)
+            waited += TITLE_POLL_SECS
 
     # -- gateway -> Hermes ----------------------------------------------------
 

@@ -131,3 +131,45 @@ def test_an_edited_thread_rewinds_hermess_session_before_the_turn(tmp_path):
         await adapter.disconnect()
 
     asyncio.run(scenario())
+
+
+def test_hermess_session_title_goes_to_the_gateway_once(tmp_path, monkeypatch):
+    import aria_hermes.adapter as adapter_module
+
+    monkeypatch.setattr(adapter_module, "TITLE_POLL_SECS", 0.05)
+
+    async def scenario():
+        gateway, adapter = await linked(tmp_path)
+        runner = FakeRunner()
+        looked = []
+
+        def get_session_title(session_id):
+            looked.append(session_id)
+            # Hermes's background titler is done at the third look.
+            return "Reading the note" if len(looked) >= 3 else None
+
+        runner.session_store._db = SimpleNamespace(get_session_title=get_session_title)
+        adapter.set_message_handler(runner.handle)
+        handled = []
+
+        async def handle(event):
+            handled.append(event)
+
+        adapter.handle_message = handle
+        async def answer(turn):
+            gateway.tell({"type": "turn", "chat_id": "c1", "turn_id": turn, "text": "hi"})
+            await asyncio.sleep(0.2)
+            await adapter.on_processing_start(handled[-1])
+            await adapter.on_processing_complete(handled[-1], ProcessingOutcome.SUCCESS)
+            await gateway.next("done")
+
+        await answer("t1")
+        title = await gateway.next("title")
+        assert title["chat_id"] == "c1" and title["title"] == "Reading the note"
+        await answer("t2")
+        await asyncio.sleep(0.3)
+        # Looked for after the chat's first answer only.
+        assert looked == ["s1"] * 3
+        await adapter.disconnect()
+
+    asyncio.run(scenario())

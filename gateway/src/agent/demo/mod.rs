@@ -67,7 +67,11 @@ impl Agent for DemoAgent {
         Box::pin(self.play(Scenario::parse(text), text, turn))
     }
 
-    fn title<'a>(&'a self, first_message: &'a str) -> AgentFuture<'a, Option<String>> {
+    fn title<'a>(
+        &'a self,
+        _channel_id: &'a str,
+        first_message: &'a str,
+    ) -> AgentFuture<'a, Option<String>> {
         Box::pin(async move {
             tokio::time::sleep(self.step * TITLE_STEPS).await;
             let title = match Scenario::parse(first_message) {

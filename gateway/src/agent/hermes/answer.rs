@@ -189,8 +189,9 @@ impl<'a> Answer<'a> {
                     .await?
             }
             Event::Plan { items } => self.turn.plan(plan_items(items))?,
-            // The gateway keeps the thread's typing on for the whole turn.
-            Event::Typing | Event::Done { .. } => {}
+            // The gateway keeps the thread's typing on for the whole turn;
+            // a title goes to the thread, not the turn (the link routes it).
+            Event::Typing | Event::Done { .. } | Event::Title { .. } => {}
         }
         Ok(())
     }

@@ -77,6 +77,9 @@ pub enum Event {
         description: Option<String>,
         choices: Vec<String>,
     },
+    /// Hermes titled the thread's session (after its first exchange).
+    #[serde(rename = "title")]
+    Title { title: String },
     /// Hermes finished processing the turn's message.
     #[serde(rename = "done")]
     Done {
