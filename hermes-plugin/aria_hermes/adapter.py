@@ -86,12 +86,10 @@ class AriaAdapter(BasePlatformAdapter):
     # so a delegation's sub-agent works under its card (§14).
     supports_async_delivery = False
 
-    def __init__(
-        self, config: PlatformConfig, hooks: Hooks, turn_log: Optional[TurnLog] = None
-    ) -> None:
+    def __init__(self, config: PlatformConfig, hooks: Hooks) -> None:
         super().__init__(config, Platform(PLATFORM))
         self._hooks = hooks
-        self._turn_log = turn_log or TurnLog(_hermes_home() / "aria" / "turns")
+        self._turn_log = TurnLog(_hermes_home() / "aria" / "turns")
         self._link: Optional[LinkClient] = None
         # The gateway's turn each chat is answering; events carry it so a
         # late event of a stopped turn never lands in the next one.
