@@ -166,8 +166,9 @@ mod e2e_threads {
 }
 
 // Browser tests of what the agent's work looks like: reasoning,
-// tool cards, commentary, typing, footers, each value of each display
-// setting against the gateway's demo scenarios, and settings persistence.
+// tool cards, commentary, typing, footers, plans and nested sub-agent
+// calls, each value of each display setting against the gateway's demo
+// scenarios, and settings persistence.
 // The harness's scripted gateway (`support::fake_gateway`, with a scripted
 // turn) stands in where the demo agent has no scenario (long reasoning, a
 // malformed inline prefix, tool previews that differ from their commands).
@@ -176,6 +177,7 @@ mod e2e_threads {
 // with `ARIA_UPDATE_SCREENSHOT=1` it rewrites docs/screenshot.png instead.
 #[path = "e2e_transparency"]
 mod e2e_transparency {
+    mod plans;
     mod progress;
     mod reasoning;
     mod settings;

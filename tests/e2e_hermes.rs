@@ -106,6 +106,10 @@ fn a_hermes_approval_denied_keeps_the_files_and_allowed_once_removes_them() {
     through_hermes(Route::ApiServer, approvals);
 }
 
+// Plans and sub-agents through Hermes (§14).
+#[path = "e2e_hermes/plans.rs"]
+mod plans;
+
 /// How the gateway reaches Hermes.
 #[derive(Clone, Copy, PartialEq)]
 enum Route {

@@ -15,6 +15,10 @@ pub enum RowKind {
     Commentary,
     Tool,
     Approval,
+    /// A plan (§14), `running` while its turn is.
+    Plan {
+        running: bool,
+    },
 }
 
 /// Whether a row's own body shows. In progress mode a work row (tool call,
@@ -33,6 +37,8 @@ pub fn row_visible(
         }
         RowKind::Tool if detail == ToolDetail::Nothing => false,
         RowKind::Tool | RowKind::Commentary if mode == StreamingMode::Progress => unfolded(),
+        // The draft shows the running turn's plan as a line instead.
+        RowKind::Plan { running: true } => mode != StreamingMode::Progress,
         _ => true,
     }
 }
@@ -104,6 +110,18 @@ mod tests {
         ));
         for kind in [RowKind::User, RowKind::Approval] {
             assert!(row_visible(kind, Progress, ToolDetail::Nothing, || false));
+        }
+    }
+
+    #[test]
+    fn a_plan_gives_way_to_the_draft_only_while_its_turn_runs() {
+        for d in DETAILS {
+            for m in MODES {
+                let ended = RowKind::Plan { running: false };
+                assert!(row_visible(ended, m, d, || panic!("asked")));
+                let running = row_visible(RowKind::Plan { running: true }, m, d, || false);
+                assert_eq!(running, m != Progress, "{m:?} {d:?}");
+            }
         }
     }
 

@@ -11,6 +11,7 @@ pub fn commentary(seq: u64) -> HistoryItem {
         text: format!("note {seq}"),
         ts: 1,
         turn_id: None,
+        parent_index: None,
         branch: None,
     })
 }

@@ -4,7 +4,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use aria_protocol::{ApprovalRequest, MessageStart, MessageUpdate, ServerFrame, ToolStart, Typing};
+use aria_protocol::{
+    ApprovalRequest, MessageStart, MessageUpdate, Plan, ServerFrame, ToolStart, Typing,
+};
 
 #[derive(Debug, Default)]
 pub struct LiveTurns {
@@ -19,6 +21,8 @@ struct LiveTurn {
     tools: BTreeMap<u32, ToolStart>,
     /// Approval requests not yet resolved, in the order they were asked.
     approvals: Vec<ApprovalRequest>,
+    /// The plan as the turn last sent it (§14).
+    plan: Option<Plan>,
 }
 
 impl LiveTurns {
@@ -73,6 +77,11 @@ impl LiveTurns {
                     turn.tools.remove(&end.index);
                 }
             }
+            ServerFrame::Plan(plan) => {
+                if let Some(turn) = self.turns.get_mut(&plan.channel_id) {
+                    turn.plan = Some(plan.clone());
+                }
+            }
             ServerFrame::ApprovalRequest(request) => {
                 if let Some(turn) = self.turns.get_mut(&request.channel_id) {
                     turn.approvals.push(request.clone());
@@ -97,7 +106,8 @@ impl LiveTurns {
 
     /// The frames that bring a newly joined device up to date: per running
     /// turn `typing on`, the streaming bubble as start + one full update,
-    /// every tool call still running, then every pending approval request.
+    /// every tool call still running, the plan the turn sent, then every
+    /// pending approval request.
     pub fn resend(&self) -> Vec<ServerFrame> {
         let mut frames = Vec::new();
         for (channel_id, turn) in &self.turns {
@@ -115,6 +125,7 @@ impl LiveTurns {
                 }));
             }
             frames.extend(turn.tools.values().cloned().map(ServerFrame::ToolStart));
+            frames.extend(turn.plan.clone().map(ServerFrame::Plan));
             frames.extend(
                 turn.approvals
                     .iter()
@@ -130,7 +141,9 @@ impl LiveTurns {
 mod tests {
     use super::*;
     use crate::approvals::tests::{approval_item, request};
-    use aria_protocol::{ChannelDeleted, Choice, InChannel, MessageStop, Role, ToolEnd};
+    use aria_protocol::{
+        ChannelDeleted, Choice, InChannel, MessageStop, PlanItem, PlanStatus, Role, ToolEnd,
+    };
     use serde_json::json;
 
     fn typing(on: bool) -> ServerFrame {
@@ -265,6 +278,44 @@ mod tests {
         assert!(live.resend().is_empty(), "a request dies with its turn");
         live.observe(&approval_request("a4"));
         assert!(live.resend().is_empty(), "no request outside a turn");
+    }
+
+    #[test]
+    fn the_turns_newest_plan_is_resent_before_its_requests() {
+        let plan = |status: PlanStatus| {
+            ServerFrame::Plan(Plan {
+                channel_id: "c1".into(),
+                turn_id: Some("t1".into()),
+                seq: None,
+                items: vec![PlanItem {
+                    id: "1".into(),
+                    text: "Read".into(),
+                    status,
+                }],
+                ts: 1,
+                branch: None,
+            })
+        };
+        let mut live = LiveTurns::default();
+        live.observe(&plan(PlanStatus::Pending));
+        live.observe(&typing(true));
+        assert_eq!(types(&live.resend()), ["typing"], "a plan before the turn");
+        for f in [
+            tool_start(1),
+            plan(PlanStatus::InProgress),
+            plan(PlanStatus::Completed),
+            approval_request("a1"),
+        ] {
+            live.observe(&f);
+        }
+        let frames = live.resend();
+        assert_eq!(
+            types(&frames),
+            ["typing", "tool.start", "plan", "approval.request"]
+        );
+        assert_eq!(frames[2], plan(PlanStatus::Completed));
+        live.observe(&typing(false));
+        assert!(live.resend().is_empty());
     }
 
     #[test]

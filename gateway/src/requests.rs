@@ -339,7 +339,7 @@ fn accept(
 /// unless someone renamed the thread meanwhile.
 fn upgrade_title(app: Arc<App>, channel_id: String, derived: String, text: String) {
     tokio::spawn(async move {
-        let Some(title) = app.agent.title(&text).await else {
+        let Some(title) = app.agent.title(&channel_id, &text).await else {
             return;
         };
         let Some(title) = valid_title(&title).map(str::to_string) else {

@@ -100,6 +100,7 @@ fn item(seq: u64, start: i64) -> HistoryItem {
             text: format!("Reading `src/module_{turn}.rs` and its tests first."),
             ts,
             turn_id,
+            parent_index: None,
             branch: None,
         }),
         step @ (2 | 3) => {
@@ -121,6 +122,7 @@ fn item(seq: u64, start: i64) -> HistoryItem {
                 output_preview: format!("{} lines", 40 + seq % 160),
                 output: None,
                 ts,
+                parent_index: None,
                 branch: None,
             })
         }

@@ -18,7 +18,7 @@ use tokio_tungstenite::tungstenite::Message;
 /// A cold Hermes takes several seconds over its first turn.
 const TURN_TIMEOUT: Duration = Duration::from_secs(90);
 
-async fn gateway(data_dir: &Path, link: SocketAddr) -> RunningServer {
+pub(crate) async fn gateway(data_dir: &Path, link: SocketAddr) -> RunningServer {
     let mut config = crate::support::config(data_dir, 1);
     config.agent = AgentKind::Hermes;
     config.hermes.link = link;
@@ -26,7 +26,7 @@ async fn gateway(data_dir: &Path, link: SocketAddr) -> RunningServer {
     serve(config).await.expect("gateway starts")
 }
 
-async fn frames_until(client: &mut Client, done: impl Fn(&Value) -> bool) -> Vec<Value> {
+pub(crate) async fn frames_until(client: &mut Client, done: impl Fn(&Value) -> bool) -> Vec<Value> {
     let deadline = tokio::time::Instant::now() + TURN_TIMEOUT;
     let mut frames = Vec::new();
     loop {
@@ -46,21 +46,21 @@ async fn frames_until(client: &mut Client, done: impl Fn(&Value) -> bool) -> Vec
     }
 }
 
-async fn rest_of_turn(client: &mut Client) -> Vec<Value> {
+pub(crate) async fn rest_of_turn(client: &mut Client) -> Vec<Value> {
     frames_until(client, |f| f["type"] == "typing" && f["on"] == false).await
 }
 
-async fn turn(client: &mut Client, channel: &str, text: &str, id: &str) -> Vec<Value> {
+pub(crate) async fn turn(client: &mut Client, channel: &str, text: &str, id: &str) -> Vec<Value> {
     client.send_message(channel, text, id).await;
     rest_of_turn(client).await
 }
 
-fn of_type<'a>(frames: &'a [Value], ty: &str) -> Vec<&'a Value> {
+pub(crate) fn of_type<'a>(frames: &'a [Value], ty: &str) -> Vec<&'a Value> {
     frames.iter().filter(|f| f["type"] == ty).collect()
 }
 
 /// The turn's answer: the last stopped bubble's or whole message's text.
-fn answer(frames: &[Value]) -> String {
+pub(crate) fn answer(frames: &[Value]) -> String {
     let text = frames.iter().rev().find_map(|f| match f["type"].as_str() {
         Some("message.stop") => f["final_text"].as_str(),
         Some("message") if f["role"] == "assistant" => f["text"].as_str(),
@@ -82,7 +82,7 @@ fn failure_note(frames: &[Value]) -> String {
     note
 }
 
-fn hermes_or_skip() -> Option<Hermes> {
+pub(crate) fn hermes_or_skip() -> Option<Hermes> {
     if crate::support::hermes::skip_requested() {
         eprintln!("ARIA_SKIP_HERMES=1: skipping the test against Hermes Agent");
         return None;
@@ -100,7 +100,7 @@ async fn wait_until_free(addr: SocketAddr) {
     }
 }
 
-fn free_addr() -> SocketAddr {
+pub(crate) fn free_addr() -> SocketAddr {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("free port")
@@ -220,8 +220,9 @@ async fn turns_through_real_hermes_over_the_link() {
         "no terminal result in {messages:#?}"
     );
 
-    // 4. The todo tool's list arrives as a plan frame, whole; read back
-    //    next turn, it is still there (Hermes's session is the real one).
+    // 4. The todo tool's list arrives as a plan frame, whole, and is
+    //    logged at the turn's end; read back next turn, it is still there
+    //    (Hermes's session is the real one).
     let todos = json!([
         {"id": "1", "content": "Read the note", "status": "completed"},
         {"id": "2", "content": "Summarize <it>", "status": "in_progress"},
@@ -233,8 +234,11 @@ async fn turns_through_real_hermes_over_the_link() {
         {"id": "2", "text": "Summarize <it>", "status": "in_progress"},
     ]);
     let plans = of_type(&frames, "plan");
-    assert_eq!(plans.len(), 1, "{frames:#?}");
+    assert_eq!(plans.len(), 2, "{frames:#?}");
     assert_eq!(plans[0]["items"], expected);
+    assert!(plans[0].get("seq").is_none(), "{}", plans[0]);
+    assert_eq!(plans[1]["items"], expected);
+    assert!(plans[1]["seq"].as_u64().is_some(), "{}", plans[1]);
     let frames = turn(&mut client, &channel, "[fake-todo]", "p2").await;
     assert_eq!(
         of_type(&frames, "plan")[0]["items"],
@@ -317,6 +321,21 @@ async fn turns_through_real_hermes_over_the_link() {
     let before = model.completions().len();
     let frames = turn(&mut client, &channel, "Read the note once more.", "h6").await;
     assert_eq!(answer(&frames), TOOL_ANSWER, "{}", hermes.log());
+    // Hermes resumes the run it was killed in by itself once it is back:
+    // nothing of that run may reach this turn.
+    assert_eq!(
+        of_type(&frames, "tool.start").len(),
+        1,
+        "{frames:#?}\n{}",
+        hermes.log()
+    );
+    let answers = frames
+        .iter()
+        .filter(|f| {
+            f["type"] == "message.stop" || (f["type"] == "message" && f["role"] == "assistant")
+        })
+        .count();
+    assert_eq!(answers, 1, "{frames:#?}\n{}", hermes.log());
     let remembered = model.completions()[before].to_string();
     assert!(remembered.contains("hello-from-terminal"), "{remembered}");
 

@@ -319,7 +319,9 @@ async fn cancel_reaches_the_plugin() {
 }
 
 /// §14: the todo list arrives as `plan` frames, whole, and a sub-agent's
-/// calls carry the `parent_index` of the delegation they run under.
+/// calls carry the `parent_index` of the delegation they run under; the
+/// plan's final state is logged once, right before the answer, and
+/// history gives back both the plan and the nesting.
 #[tokio::test]
 async fn plans_and_nested_calls() {
     let link = free_addr();
@@ -353,12 +355,23 @@ async fn plans_and_nested_calls() {
     let frames = client.until_turn_ends().await;
     assert!(of_type(&frames, "error").is_empty(), "{frames:#?}");
     let plans = of_type(&frames, "plan");
-    assert_eq!(plans.len(), 2, "{frames:#?}");
+    assert_eq!(plans.len(), 3, "{frames:#?}");
     assert_eq!(plans[0]["items"][0]["status"], "in_progress");
     assert_eq!(plans[0]["items"][0]["text"], "<i>step 1</i>");
     assert_eq!(plans[1]["items"][0]["status"], "completed");
     // A status the protocol does not know is sent as `unknown`.
     assert_eq!(plans[1]["items"][1]["status"], "unknown");
+    assert!(plans[0].get("seq").is_none() && plans[1].get("seq").is_none());
+    // The logged state: the last one, with a seq right before the answer's.
+    let logged = plans[2];
+    assert_eq!(logged["items"], plans[1]["items"]);
+    assert_eq!(logged["turn_id"], plans[1]["turn_id"]);
+    let answer = of_type(&frames, "message")
+        .into_iter()
+        .find(|m| m["role"] == "assistant")
+        .expect("the answer");
+    let plan_seq = logged["seq"].as_u64().expect("a logged plan has a seq");
+    assert_eq!(answer["seq"].as_u64(), Some(plan_seq + 1), "{frames:#?}");
     let starts = of_type(&frames, "tool.start");
     let (delegation, child) = (starts[0], starts[1]);
     assert!(delegation.get("parent_index").is_none(), "{delegation}");
@@ -367,6 +380,22 @@ async fn plans_and_nested_calls() {
     assert_eq!(ends[0]["index"], child["index"]);
     assert_eq!(ends[0]["parent_index"], delegation["index"]);
     assert!(ends[1].get("parent_index").is_none(), "{}", ends[1]);
+    let page = client
+        .history(json!({"type": "history.get", "channel_id": channel}))
+        .await;
+    let items = page["items"].as_array().expect("items");
+    let kinds: Vec<&str> = items.iter().filter_map(|i| i["type"].as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["message", "tool", "tool", "plan", "message"],
+        "{page}"
+    );
+    let plan = &items[3];
+    assert_eq!(plan["seq"], logged["seq"]);
+    assert_eq!(plan["items"], logged["items"]);
+    assert_eq!(plan["turn_id"], logged["turn_id"]);
+    assert_eq!(items[1]["parent_index"], delegation["index"]);
+    assert!(items[2].get("parent_index").is_none(), "{}", items[2]);
 }
 
 /// An approval request of the plugin is §9's `approval.request`; the
@@ -411,4 +440,41 @@ async fn an_approval_goes_to_the_user_and_back() {
         failure_note(&frames).contains("without an answer"),
         "{frames:#?}"
     );
+}
+
+/// Hermes's own title of a new auto thread's session, sent after its first
+/// answer, renames the thread (`channel.renamed {auto:true}`).
+#[tokio::test]
+async fn hermess_session_title_renames_an_auto_thread() {
+    let link = free_addr();
+    let gw = gateway(link).await;
+    let mut plugin = Plugin::linked(link, &secret(&gw)).await;
+    let mut client = gw.client().await;
+    client
+        .send(
+            json!({"type": "message.send", "text": "read the note please",
+                     "client_msg_id": "k1", "auto_thread": true}),
+        )
+        .await;
+    let created = client.recv_type("channel.created").await;
+    let channel = created["channel"]["channel_id"].clone();
+    let (chat, turn, _) = plugin.turn().await;
+    for event in [
+        json!({"type": "send", "message_id": "h1", "text": "It says hello."}),
+        json!({"type": "done", "outcome": "success"}),
+    ] {
+        let mut event = event;
+        event["chat_id"] = json!(chat);
+        event["turn_id"] = json!(turn);
+        plugin.send(event).await;
+    }
+    client.until_turn_ends().await;
+    plugin
+        .send(json!({"type": "title", "chat_id": chat, "turn_id": null,
+                     "title": "Reading the note"}))
+        .await;
+    let renamed = client.recv_type("channel.renamed").await;
+    assert_eq!(renamed["channel_id"], channel);
+    assert_eq!(renamed["title"], "Reading the note");
+    assert_eq!(renamed["auto"], true);
 }

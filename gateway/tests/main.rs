@@ -23,6 +23,7 @@ mod files_model;
 mod hermes;
 mod hermes_api;
 mod hermes_link;
+mod hermes_sessions;
 mod migrations;
 mod openai;
 mod origin;

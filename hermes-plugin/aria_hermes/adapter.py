@@ -25,6 +25,7 @@ from gateway.platforms.base import (
 )
 
 from . import mapping
+from .branches import TurnLog
 from .hooks import PLATFORM, Hooks
 from .link import LinkClient, LinkError
 
@@ -35,6 +36,13 @@ ADDRESS_ENV = "ARIA_LINK_ADDRESS"
 SECRET_FILE_ENV = "ARIA_LINK_SECRET_FILE"
 # Longest user message accepted from the link (the gateway caps its own).
 MAX_INPUT_CHARS = 1024 * 1024
+# How long a turn waits for a run it stopped (one Hermes started by itself).
+STOP_WAIT_SECS = 15.0
+# How long after a chat's first answer Hermes's title of its session is
+# looked for (Hermes makes it in the background, with a model call), and
+# how often.
+TITLE_WAIT_SECS = 60.0
+TITLE_POLL_SECS = 1.0
 
 
 def link_settings(config: PlatformConfig) -> tuple[str, str]:
@@ -63,13 +71,25 @@ def _streaming_cursor() -> str:
         return DEFAULT_STREAMING_CURSOR
 
 
+def _hermes_home():
+    from hermes_constants import get_hermes_home
+
+    return get_hermes_home()
+
+
 class AriaAdapter(BasePlatformAdapter):
     # aria renders markdown and code blocks itself.
     supports_code_blocks = True
+    # A turn of aria's is a message and its answer: what would come back
+    # after it (a background delegation's result, a watched command's
+    # end) would land in no turn. Hermes then runs those within the turn,
+    # so a delegation's sub-agent works under its card (§14).
+    supports_async_delivery = False
 
     def __init__(self, config: PlatformConfig, hooks: Hooks) -> None:
         super().__init__(config, Platform(PLATFORM))
         self._hooks = hooks
+        self._turn_log = TurnLog(_hermes_home() / "aria" / "turns")
         self._link: Optional[LinkClient] = None
         # The gateway's turn each chat is answering; events carry it so a
         # late event of a stopped turn never lands in the next one.
@@ -78,6 +98,16 @@ class AriaAdapter(BasePlatformAdapter):
         # their completion ends a turn (Hermes also runs turns of its own,
         # e.g. resuming a session a restart interrupted).
         self._inbound: Dict[str, str] = {}
+        # Those not started yet, by chat. Hermes joins a message still
+        # queued when its turn was stopped to the next one, under the older
+        # message's id: that message then answers the new turn.
+        self._queued: Dict[str, str] = {}
+        # Chats where a run Hermes started by itself (resuming a session a
+        # restart cut short) came after the gateway's last one: what they
+        # say belongs to no turn. The event is set when that run ends.
+        self._foreign: Dict[str, asyncio.Event] = {}
+        # Chats whose session title was looked for since Hermes started.
+        self._titled: set = set()
         # Approval requests waiting for an answer: id -> (chat, session key).
         self._approvals: Dict[str, tuple[str, str]] = {}
         # The stream consumer's cursor, which an unfinished snapshot ends with.
@@ -131,7 +161,16 @@ class AriaAdapter(BasePlatformAdapter):
 
     def _emit(self, event: dict) -> None:
         chat_id = event.get("chat_id", "")
-        event["turn_id"] = self._turns.get(chat_id)
+        turn_id = self._turns.get(chat_id)
+        # The run a hook's event comes from, when Hermes's context names it:
+        # only the run of the turn's own message speaks for the turn.
+        run = event.pop("run", "")
+        if run:
+            if self._inbound.get(run) != turn_id:
+                turn_id = None
+        elif chat_id in self._foreign:
+            turn_id = None
+        event["turn_id"] = turn_id
         if self._link is not None:
             self._link.emit(event)
 
@@ -203,9 +242,27 @@ class AriaAdapter(BasePlatformAdapter):
         )
         return SendResult(success=True, message_id=approval_id)
 
+    async def on_processing_start(self, event: MessageEvent) -> None:
+        chat_id = event.source.chat_id if event.source else ""
+        if not chat_id:
+            return
+        if (event.message_id or "") in self._inbound:
+            self._queued.pop(event.message_id or "", None)
+            self._foreign.pop(chat_id, None)
+            return
+        running = self._foreign.get(chat_id)
+        if running is None or running.is_set():
+            logger.info("[aria] thread %s: a run of Hermes's own starts", chat_id)
+            self._foreign[chat_id] = asyncio.Event()
+
     async def on_processing_complete(self, event: MessageEvent, outcome: ProcessingOutcome) -> None:
+        self._queued.pop(event.message_id or "", None)
         turn_id = self._inbound.pop(event.message_id or "", None)
         chat_id = event.source.chat_id if event.source else ""
+        if turn_id is None:
+            foreign = self._foreign.get(chat_id)
+            if foreign is not None:
+                foreign.set()
         if turn_id is None or self._turns.get(chat_id) != turn_id:
             return
         self._emit(
@@ -217,6 +274,36 @@ class AriaAdapter(BasePlatformAdapter):
             }
         )
         self._turns.pop(chat_id, None)
+        if chat_id not in self._titled and event.source is not None:
+            self._titled.add(chat_id)
+            asyncio.get_running_loop().create_task(self._send_title(event.source))
+
+    async def _send_title(self, source) -> None:
+        """Hermes titles a session in the background after its first
+        exchange and tells only Telegram and Discord threads: the title is
+        read back from its session store and sent to the gateway."""
+        runner = getattr(self._message_handler, "__self__", None)
+        store = getattr(runner, "session_store", None)
+        db = getattr(store, "_db", None)
+        if db is None:
+            return
+
+        def title() -> str:
+            entry = store.get_or_create_session(source)
+            return db.get_session_title(entry.session_id) or ""
+
+        waited = 0.0
+        while waited < TITLE_WAIT_SECS:
+            try:
+                found = await asyncio.to_thread(title)
+            except Exception:
+                logger.debug("[aria] cannot read the session title", exc_info=True)
+                return
+            if found:
+                self._emit({"type": "title", "chat_id": source.chat_id, "title": found})
+                return
+            await asyncio.sleep(TITLE_POLL_SECS)
+            waited += TITLE_POLL_SECS
 
     # -- gateway -> Hermes ----------------------------------------------------
 
@@ -233,18 +320,22 @@ class AriaAdapter(BasePlatformAdapter):
             self._answer(chat_id, message)
 
     def _event(self, chat_id: str, text: str) -> MessageEvent:
+        message_id = f"u-{uuid.uuid4().hex[:16]}"
+        # The source names the message too: Hermes puts it in the run's
+        # context, where the hooks read which run they are part of.
         source = self.build_source(
             chat_id=chat_id,
             chat_name=f"aria thread {chat_id}",
             chat_type="dm",
             user_id="aria-user",
             user_name="aria",
+            message_id=message_id,
         )
         return MessageEvent(
             text=text,
             message_type=MessageType.TEXT,
             source=source,
-            message_id=f"u-{uuid.uuid4().hex[:16]}",
+            message_id=message_id,
         )
 
     async def _start_turn(self, chat_id: str, message: dict) -> None:
@@ -254,8 +345,56 @@ class AriaAdapter(BasePlatformAdapter):
             return
         self._turns[chat_id] = turn_id
         event = self._event(chat_id, text[:MAX_INPUT_CHARS])
+        await self._stop_foreign_run(chat_id)
+        follows = message.get("follows")
+        if "follows" in message and (follows is None or isinstance(follows, str)):
+            await self._follow(event, turn_id, follows)
+        for queued, chat in self._queued.items():
+            if chat == chat_id:
+                self._inbound[queued] = turn_id
         self._inbound[event.message_id] = turn_id
+        self._queued[event.message_id] = chat_id
         await self.handle_message(event)
+
+    async def _stop_foreign_run(self, chat_id: str) -> None:
+        """A run Hermes started by itself in this chat (resuming one a
+        restart cut short) is stopped before the turn: the user asks anew."""
+        foreign = self._foreign.get(chat_id)
+        if foreign is None or foreign.is_set():
+            return
+        await self.handle_message(self._event(chat_id, "/stop"))
+        try:
+            await asyncio.wait_for(foreign.wait(), STOP_WAIT_SECS)
+        except asyncio.TimeoutError:
+            logger.warning("[aria] thread %s: Hermes's own run did not stop", chat_id)
+
+    async def _follow(self, event: MessageEvent, turn_id: str, follows: Optional[str]) -> None:
+        """Puts the chat's session where the thread's active path is: right
+        after the turn this one follows (see branches.py)."""
+        runner = getattr(self._message_handler, "__self__", None)
+        store = getattr(runner, "session_store", None)
+        if store is None:
+            return
+
+        def rewind() -> bool:
+            entry = store.get_or_create_session(event.source)
+            transcript = store.load_transcript(entry.session_id)
+            target = self._turn_log.begin(event.source.chat_id, turn_id, follows, transcript)
+            if target is None:
+                return False
+            store.rewrite_transcript(entry.session_id, target)
+            entry.last_prompt_tokens = 0
+            return True
+
+        try:
+            if await asyncio.to_thread(rewind):
+                from gateway.session import build_session_key
+
+                # As Hermes's /undo does: the next run starts from the
+                # rewritten transcript.
+                runner._evict_cached_agent(build_session_key(event.source))
+        except Exception:
+            logger.warning("[aria] cannot rewind the session of %s", event.source.chat_id, exc_info=True)
 
     async def _cancel(self, chat_id: str) -> None:
         """Stop, the way a user of Hermes's own platforms stops a run."""

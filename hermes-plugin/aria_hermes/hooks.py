@@ -42,6 +42,19 @@ class Hooks:
         if emit is not None:
             emit(event)
 
+    @staticmethod
+    def _run() -> str:
+        """The message whose run this hook runs in, when Hermes's context
+        for an aria run names it (a sub-agent's worker thread does not)."""
+        try:
+            from gateway.session_context import get_session_env
+
+            if get_session_env("HERMES_SESSION_PLATFORM", "") == PLATFORM:
+                return get_session_env("HERMES_SESSION_MESSAGE_ID", "")
+        except Exception:  # outside a gateway (tests, CLI)
+            pass
+        return ""
+
     def _chat(self, session_id: str) -> Optional[str]:
         """The aria thread of a session: from Hermes's session context when
         the hook runs in the agent's own context, else as learnt before."""
@@ -100,14 +113,16 @@ class Hooks:
         )
         self._send(
             {"type": "tool.end", "chat_id": chat_id, "call_id": _call_key(session_id, call),
-             "name": name, **fields}
+             "name": name, "run": self._run(), **fields}
         )
         # The thread's plan is the main agent's list; a sub-agent's own todo
         # list stays inside its card.
         if name == TODO_TOOL and not self.sessions.parent_call(session_id):
             items = mapping.plan_items(kw.get("result"))
             if items is not None:
-                self._send({"type": "plan", "chat_id": chat_id, "items": items})
+                self._send(
+                    {"type": "plan", "chat_id": chat_id, "items": items, "run": self._run()}
+                )
 
     def subagent_start(self, **kw: Any) -> None:
         self.sessions.adopt(
@@ -122,6 +137,7 @@ class Hooks:
         parent_session = self.sessions.parent_session(session_id)
         return {
             "type": "tool.start",
+            "run": self._run(),
             "chat_id": chat_id,
             "call_id": _call_key(session_id, call),
             "parent_call_id": _call_key(parent_session, parent) if parent else None,

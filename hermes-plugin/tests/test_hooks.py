@@ -75,7 +75,7 @@ def test_todo_calls_give_the_whole_plan():
     result = json.dumps({"todos": [{"id": "a", "content": "Plan", "status": "in_progress"}]})
     call(hooks, "s-main", "call_2", "todo", {"todos": []}, result)
     plan = events[-1]
-    assert plan == {"type": "plan", "chat_id": "thread-1",
+    assert plan == {"type": "plan", "chat_id": "thread-1", "run": "",
                     "items": [{"id": "a", "text": "Plan", "status": "in_progress"}]}
 
 

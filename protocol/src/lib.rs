@@ -25,11 +25,11 @@ pub use file::{
     is_sha256_hex, FileAccept, FileBegin, FileChunk, FileData, FileGet, FileRef, FileStored,
     Limits, MAX_CHUNK_BYTES, MAX_UNACKED_CHUNKS,
 };
-pub use plan::{Plan, PlanItem, PlanStatus};
+pub use plan::{LoggedPlan, Plan, PlanItem, PlanStatus};
 pub use preview::{cut_at_word, thread_preview, PREVIEW_CHARS};
 pub use search::*;
 pub use server::*;
-pub use tool::{ToolEnd, ToolItem, ToolProgress, ToolStart};
+pub use tool::*;
 
 /// The protocol version spoken by this crate (`hello.protocol`, `ready.protocol`).
 pub const PROTOCOL_VERSION: u32 = 1;

@@ -6,7 +6,7 @@ use serde_json::value::RawValue;
 use crate::{
     body, branch::lenient_branch, frame_type, unknown, ApprovalItem, ApprovalRequest, Branch,
     BranchSwitched, DecodeError, ErrorCode, FileAccept, FileData, FileRef, FileStored, Limits,
-    Ping, Plan, SearchResults, ToolEnd, ToolItem, ToolProgress, ToolStart,
+    LoggedPlan, Ping, Plan, SearchResults, ToolEnd, ToolItem, ToolProgress, ToolStart,
 };
 
 /// Every server→client frame of the protocol.
@@ -381,6 +381,9 @@ pub struct CommentaryItem {
     pub ts: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<String>,
+    /// §14: the `index` of the call (a delegation) whose sub-agent said it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_index: Option<u32>,
     /// The item's node and its siblings, when it has any (§12).
     #[serde(
         default,
@@ -403,6 +406,8 @@ pub enum HistoryItem {
     Tool(ToolItem),
     #[serde(rename = "approval")]
     Approval(ApprovalItem),
+    #[serde(rename = "plan")]
+    Plan(LoggedPlan),
     /// An item of a type this side does not know, or a malformed one: skipped
     /// without losing the rest of the page.
     #[serde(skip)]
@@ -419,6 +424,7 @@ impl HistoryItem {
             "commentary" => Self::Commentary(body(text, &t)?),
             "tool" => Self::Tool(body(text, &t)?),
             "approval" => Self::Approval(body(text, &t)?),
+            "plan" => Self::Plan(body(text, &t)?),
             _ => unknown(text, Self::Unknown)?,
         })
     }
@@ -430,6 +436,7 @@ impl HistoryItem {
             HistoryItem::Commentary(c) => Some(c.seq),
             HistoryItem::Tool(t) => Some(t.seq),
             HistoryItem::Approval(a) => Some(a.seq),
+            HistoryItem::Plan(p) => Some(p.seq),
             HistoryItem::Unknown => None,
         }
     }

@@ -57,6 +57,7 @@ fn tool_item() -> ToolItem {
         output_preview: "12 files".into(),
         output: Some("a\nb".into()),
         ts: 9,
+        parent_index: Some(2),
         branch: None,
     }
 }
@@ -155,6 +156,7 @@ fn every_server_frame_round_trips() {
                 text: "Found 12 files.".into(),
                 ts: 1,
                 turn_id: t(),
+                parent_index: Some(1),
                 branch: None,
             },
         }),
@@ -174,6 +176,7 @@ fn every_server_frame_round_trips() {
             index: 1,
             name: "terminal".into(),
             note: "half way".into(),
+            parent_index: Some(3),
         }),
         ServerFrame::ToolEnd(ToolEnd {
             channel_id: c(),
@@ -198,10 +201,22 @@ fn every_server_frame_round_trips() {
                     text: "x".into(),
                     ts: 1,
                     turn_id: None,
+                    parent_index: None,
                     branch: None,
                 }),
                 HistoryItem::Tool(tool_item()),
                 HistoryItem::Approval(approval_item()),
+                HistoryItem::Plan(LoggedPlan {
+                    seq: 12,
+                    turn_id: t(),
+                    items: vec![PlanItem {
+                        id: "1".into(),
+                        text: "Read".into(),
+                        status: PlanStatus::InProgress,
+                    }],
+                    ts: 12,
+                    branch: None,
+                }),
             ],
             has_more: true,
             has_newer: Some(false),

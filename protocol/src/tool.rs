@@ -1,8 +1,10 @@
-//! Tool calls of a turn: live frames and the logged item (§5).
+//! Tool call frames (§5) and the logged tool item, with the §14
+//! `parent_index` that nests a sub-agent's calls under their delegation.
 
 use serde::{Deserialize, Serialize};
 
-use crate::{branch::lenient_branch, Branch};
+use crate::branch::lenient_branch;
+use crate::Branch;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolStart {
@@ -31,6 +33,9 @@ pub struct ToolProgress {
     #[serde(default)]
     pub name: String,
     pub note: String,
+    /// §14: the `index` of the call this one runs under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_index: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -84,6 +89,9 @@ pub struct ToolItem {
     pub output: Option<String>,
     #[serde(default)]
     pub ts: i64,
+    /// §14: the `index` of the call this one ran under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_index: Option<u32>,
     /// The item's node and its siblings, when it has any (§12).
     #[serde(
         default,

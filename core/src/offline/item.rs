@@ -3,7 +3,9 @@
 //! by the same sanitizer). Live rows (pending sends, streaming answers,
 //! running tools, waiting approvals) are not logged and are not kept.
 
-use crate::protocol::{ApprovalItem, CommentaryItem, HistoryItem, MessageItem, Role, ToolItem};
+use crate::protocol::{
+    ApprovalItem, CommentaryItem, HistoryItem, LoggedPlan, MessageItem, Role, ToolItem,
+};
 use crate::store::{ApprovalState, Row, RowBody, SendState, ToolState};
 
 /// Who answered an approval is kept only as "another device" (the row
@@ -66,6 +68,7 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
             text: text.clone(),
             ts,
             turn_id,
+            parent_index: None,
             branch: None,
         }),
         RowBody::Tool(t) => {
@@ -87,6 +90,7 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
                 output_preview: t.output_preview.clone(),
                 output: t.output.clone(),
                 ts,
+                parent_index: t.parent,
                 branch: None,
             })
         }
@@ -107,6 +111,13 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
                 branch: None,
             })
         }
+        RowBody::Plan(items) => HistoryItem::Plan(LoggedPlan {
+            seq,
+            turn_id,
+            items: items.clone(),
+            ts,
+            branch: None,
+        }),
     })
 }
 
@@ -140,6 +151,7 @@ mod tests {
             HistoryItem::Message(m) => Row::from_message(m),
             HistoryItem::Commentary(c) => Row::from_commentary(c),
             HistoryItem::Tool(t) => Row::from_tool(t),
+            HistoryItem::Plan(p) => Row::from_plan(p),
             HistoryItem::Approval(a) => {
                 let elsewhere = a.device_id.is_some();
                 Row::from_approval(a, elsewhere, None)
@@ -150,6 +162,7 @@ mod tests {
             Some(HistoryItem::Message(m)) => Row::from_message(m),
             Some(HistoryItem::Commentary(c)) => Row::from_commentary(c),
             Some(HistoryItem::Tool(t)) => Row::from_tool(t),
+            Some(HistoryItem::Plan(p)) => Row::from_plan(p),
             Some(HistoryItem::Approval(a)) => {
                 let elsewhere = a.device_id.is_some();
                 Row::from_approval(a, elsewhere, None)
@@ -171,6 +184,7 @@ mod tests {
             text: "looking".into(),
             ts: 5,
             turn_id: None,
+            parent_index: None,
             branch: None,
         }));
         for ok in [true, false] {
@@ -187,9 +201,21 @@ mod tests {
                 output_preview: "a b".into(),
                 output: Some("a\nb".into()),
                 ts: 6,
+                parent_index: Some(2),
                 branch: None,
             }));
         }
+        same_row_again(HistoryItem::Plan(LoggedPlan {
+            seq: 4,
+            turn_id: Some("t1".into()),
+            items: vec![crate::protocol::PlanItem {
+                id: "1".into(),
+                text: "Read".into(),
+                status: crate::protocol::PlanStatus::InProgress,
+            }],
+            ts: 6,
+            branch: None,
+        }));
         for device in [None, Some("d2".to_string())] {
             same_row_again(HistoryItem::Approval(ApprovalItem {
                 seq: 7,

@@ -9,7 +9,9 @@
 use serde_json::Value;
 
 use super::format::{args_pretty, choice_label, duration, short_preview};
-use crate::protocol::{ApprovalItem, CommentaryItem, HistoryItem, MessageItem, Role, ToolItem};
+use crate::protocol::{
+    ApprovalItem, CommentaryItem, HistoryItem, MessageItem, PlanItem, PlanStatus, Role, ToolItem,
+};
 
 /// How many characters of a tool's preview its one line shows.
 const PREVIEW_CHARS: usize = 120;
@@ -40,6 +42,7 @@ pub fn markdown_items(items: &[HistoryItem], tz_offset_min: i32) -> String {
             HistoryItem::Commentary(c) => commentary(&mut out, c),
             HistoryItem::Tool(t) => tool(&mut out, t),
             HistoryItem::Approval(a) => approval(&mut out, a),
+            HistoryItem::Plan(p) => plan(&mut out, &p.items),
             HistoryItem::Unknown => {}
         }
     }
@@ -181,6 +184,21 @@ fn approval(out: &mut String, a: &ApprovalItem) {
     if let Some(command) = a.command.as_deref().filter(|c| !c.trim().is_empty()) {
         out.push_str(&fenced(command, "sh"));
     }
+}
+
+/// A plan as a task list, with where each open step stands.
+fn plan(out: &mut String, items: &[PlanItem]) {
+    out.push_str("Plan:\n\n");
+    for item in items {
+        let (mark, note) = match item.status {
+            PlanStatus::Completed => ("x", ""),
+            PlanStatus::InProgress => (" ", " (in progress)"),
+            PlanStatus::Cancelled => (" ", " (cancelled)"),
+            PlanStatus::Pending | PlanStatus::Unknown => (" ", ""),
+        };
+        out.push_str(&format!("- [{mark}] {}{note}\n", inline(&item.text)));
+    }
+    out.push('\n');
 }
 
 fn title_or_untitled(title: &str) -> String {

@@ -10,6 +10,8 @@ pub mod format;
 pub mod highlight;
 /// Incremental rendering, or one of the benchmark's naive baselines.
 pub mod mode;
+/// A plan's count and its progress-draft line.
+pub mod plan_line;
 /// Progress-draft labels and one-line tool/note/commentary formatting.
 pub mod progress;
 /// The inline `💭 **Reasoning:**` prefix split.
@@ -24,6 +26,7 @@ pub use crate::protocol::thread_preview;
 pub use aria_markdown::completed_prefix_len;
 pub use format::{args_pretty, duration, px, short_preview, tokens};
 pub use mode::RenderMode;
+pub use plan_line::{plan_line, PlanCount};
 pub use progress::{
     approval_line, commentary_line, note_line, pick_label, tool_line, truncate_line, Detail,
     ProgressLines, LABEL_POOL,

@@ -43,14 +43,11 @@ impl Store {
             F::ApprovalResolved(r) => self.on_approval_resolved(&r.channel_id, r.item),
             F::SearchResults(r) => self.on_search_results(r),
             F::BranchSwitched(s) => self.on_branch_switched(s),
-            // Plans (§14) are not shown by this client yet, and it does
-            // not upload or read files (§13).
-            F::Pong(_)
-            | F::Plan(_)
-            | F::FileAccept(_)
-            | F::FileStored(_)
-            | F::FileData(_)
-            | F::Unknown => Vec::new(),
+            F::Plan(p) => self.on_plan(p, now_ms),
+            // This client does not upload or read files yet (§13).
+            F::Pong(_) | F::FileAccept(_) | F::FileStored(_) | F::FileData(_) | F::Unknown => {
+                Vec::new()
+            }
         }
     }
 }

@@ -28,6 +28,10 @@ fn logged_branch(frame: &ServerFrame) -> Option<(&str, Noted<'_>)> {
         F::ApprovalResolved(a) => (&a.channel_id, (a.item.seq, a.item.branch.as_deref(), false)),
         F::MessageStop(s) => (&s.channel_id, (s.seq, s.branch.as_deref(), false)),
         F::ToolEnd(e) => (&e.channel_id, (e.seq, e.branch.as_deref(), false)),
+        F::Plan(p) => match p.seq {
+            Some(seq) => (&p.channel_id, (seq, p.branch.as_deref(), false)),
+            None => return None,
+        },
         _ => return None,
     })
 }
@@ -38,6 +42,7 @@ fn item_branch(item: &HistoryItem) -> Option<Noted<'_>> {
         HistoryItem::Commentary(c) => (c.seq, c.branch.as_deref(), false),
         HistoryItem::Tool(t) => (t.seq, t.branch.as_deref(), false),
         HistoryItem::Approval(a) => (a.seq, a.branch.as_deref(), false),
+        HistoryItem::Plan(p) => (p.seq, p.branch.as_deref(), false),
         HistoryItem::Unknown => return None,
     })
 }

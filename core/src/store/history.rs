@@ -99,6 +99,7 @@ impl Store {
                 HistoryItem::Message(m) => Row::from_message(m),
                 HistoryItem::Commentary(m) => Row::from_commentary(m),
                 HistoryItem::Tool(t) => Row::from_tool(t),
+                HistoryItem::Plan(p) => Row::from_plan(p),
                 HistoryItem::Approval(a) => {
                     let elsewhere = answered_elsewhere(&self.device_id, &a);
                     resolved_row(c, a, elsewhere, &mut self.changes)

@@ -16,8 +16,10 @@ mod errors;
 mod history;
 mod id_map;
 mod jump;
+mod nesting;
 mod offline;
 mod pending_sends;
+mod plan;
 mod row;
 mod row_key;
 mod search;
@@ -31,6 +33,8 @@ mod branch_tests;
 #[cfg(test)]
 mod jump_tests;
 #[cfg(test)]
+mod plan_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::VecDeque;
@@ -40,6 +44,7 @@ use id_map::IdMap;
 pub use branches::Branches;
 pub use channel::{ChannelState, PageRequest};
 pub use jump::Focus;
+pub use nesting::NestedCount;
 pub use pending_sends::PendingSend;
 pub use row::{
     shown_choices, Answer, Approval, ApprovalState, Row, RowBody, SendState, ToolCall, ToolState,

@@ -1,8 +1,11 @@
 //! One row of a timeline: a user message, an assistant answer, commentary,
-//! a tool call or an approval request, with what the view needs to draw it.
+//! a tool call, an approval request or a plan, with what the view needs to
+//! draw it.
 
 use super::row_key::RowKey;
-use crate::protocol::{ApprovalItem, Choice, CommentaryItem, MessageItem, Role, ToolItem};
+use crate::protocol::{
+    ApprovalItem, Choice, CommentaryItem, MessageItem, PlanItem, Role, ToolItem,
+};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
@@ -23,6 +26,8 @@ pub enum RowBody {
     Commentary(String),
     Tool(ToolCall),
     Approval(Approval),
+    /// The agent's task list as the turn left it (§14).
+    Plan(Vec<PlanItem>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -80,6 +85,8 @@ pub struct ToolCall {
     pub notes: Vec<String>,
     pub output_preview: String,
     pub output: Option<String>,
+    /// The index of the call this one runs under (§14).
+    pub parent: Option<u32>,
 }
 
 impl ToolCall {
@@ -96,6 +103,7 @@ impl ToolCall {
             notes: Vec::new(),
             output_preview: String::new(),
             output: None,
+            parent: None,
         }
     }
 }
@@ -206,6 +214,7 @@ impl Row {
                 notes: Vec::new(),
                 output_preview: item.output_preview,
                 output: item.output,
+                parent: item.parent_index,
             }),
         }
     }
@@ -245,7 +254,9 @@ impl Row {
         match &self.body {
             RowBody::User(u) => Some(&u.text),
             RowBody::Assistant(a) => Some(&a.text),
-            RowBody::Commentary(_) | RowBody::Tool(_) | RowBody::Approval(_) => None,
+            RowBody::Commentary(_) | RowBody::Tool(_) | RowBody::Approval(_) | RowBody::Plan(_) => {
+                None
+            }
         }
     }
 }

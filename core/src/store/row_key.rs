@@ -39,6 +39,20 @@ impl RowKey {
         }
     }
 
+    /// The plan of a turn (§14): its live checklist and the state logged
+    /// at the turn's end share it, so the turn shows one.
+    pub fn plan(turn: &str) -> Self {
+        RowKey(format!("p:{turn}"))
+    }
+
+    /// A logged plan's key: by its turn, or without one by its seq.
+    pub fn logged_plan(turn: Option<&str>, seq: u64) -> Self {
+        match turn {
+            Some(turn) => RowKey::plan(turn),
+            None => RowKey(format!("p:?:{seq}")),
+        }
+    }
+
     /// One key for an approval request and its resolution, so it is shown
     /// once.
     pub fn approval(request_id: &str) -> Self {
@@ -83,6 +97,8 @@ mod tests {
             RowKey::tool("x1", 1),
             RowKey::logged_tool(None, 1, 1),
             RowKey::approval("x1"),
+            RowKey::plan("x1"),
+            RowKey::logged_plan(None, 1),
         ];
         for (i, a) in keys.iter().enumerate() {
             for b in &keys[i + 1..] {

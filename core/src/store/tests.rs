@@ -39,6 +39,7 @@ pub(super) fn texts(s: &Store, ch: &str) -> Vec<String> {
                     RowBody::Commentary(c) => format!("commentary:{c}"),
                     RowBody::Tool(t) => format!("tool:{}:{:?}", t.name, t.state),
                     RowBody::Approval(a) => format!("approval:{}:{:?}", a.request_id, a.state),
+                    RowBody::Plan(items) => format!("plan:{}", items.len()),
                 })
                 .collect()
         })

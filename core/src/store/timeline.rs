@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use super::id_map::IdMap;
 
-use super::row::Row;
+use super::nesting::{parent_key, NestedCount, Nesting};
+use super::row::{Row, RowBody, ToolState};
 use super::row_key::RowKey;
 use super::Change;
 
@@ -24,6 +25,8 @@ pub struct Timeline {
     /// The lowest seq a live row anchors at: the thread's end while its
     /// newest page is not loaded yet (after leaving a window).
     floor: u64,
+    /// The calls nested under other calls (§14).
+    nesting: Nesting,
 }
 
 /// What an insert did, so the caller knows what to re-render.
@@ -100,6 +103,7 @@ impl Timeline {
             }
         }
         let key = row.key.clone();
+        self.nesting.add(&row);
         let (outcome, slot) = match self.rows.entry(key.clone()) {
             Entry::Occupied(mut entry) => {
                 let (old, slot) = entry.get_mut();
@@ -192,6 +196,49 @@ impl Timeline {
     pub fn remove(&mut self, key: &RowKey) -> Option<Row> {
         let (row, slot) = self.rows.remove(key)?;
         Self::unplace(&mut self.order, &mut self.logged, slot);
+        self.nesting.remove(&row);
         Some(row)
+    }
+}
+
+/// Calls nested under other calls (§14), read through the index the
+/// timeline keeps.
+impl Timeline {
+    /// The calls directly under the call `key`, in the order they started.
+    pub fn children(&self, key: &RowKey) -> Vec<RowKey> {
+        self.nesting.children(key).cloned().collect()
+    }
+
+    /// The card a row is drawn inside: its parent call, when that call is
+    /// in the timeline (otherwise the row stands on its own).
+    pub fn nested_in(&self, key: &RowKey) -> Option<RowKey> {
+        let parent = parent_key(self.get(key)?)?;
+        self.get(&parent).is_some().then_some(parent)
+    }
+
+    /// Each call of the timeline that has calls under it, with those
+    /// calls (drawn inside its card): empty in a thread without sub-agents.
+    pub fn nests(&self) -> Vec<(RowKey, Vec<RowKey>)> {
+        self.nesting
+            .parents()
+            .filter(|p| self.get(p).is_some())
+            .map(|p| (p.clone(), self.children(p)))
+            .collect()
+    }
+
+    /// How many calls run under `key` at any depth, and how many of them
+    /// are still running.
+    pub fn nested_count(&self, key: &RowKey) -> NestedCount {
+        let mut count = NestedCount::default();
+        let mut todo: Vec<&RowKey> = self.nesting.children(key).collect();
+        while let Some(k) = todo.pop() {
+            let Some(row) = self.get(k) else { continue };
+            count.calls += 1;
+            if matches!(&row.body, RowBody::Tool(c) if c.state == ToolState::Running) {
+                count.running += 1;
+            }
+            todo.extend(self.nesting.children(k));
+        }
+        count
     }
 }

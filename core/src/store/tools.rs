@@ -37,6 +37,7 @@ impl Store {
                 emoji: t.emoji,
                 preview: t.preview,
                 args: t.args,
+                parent: t.parent_index,
                 ..ToolCall::running(t.index, t.name)
             }),
         });
@@ -100,6 +101,7 @@ impl Store {
         call.duration = Some(e.duration);
         call.output_preview = e.output_preview;
         call.output = e.output;
+        call.parent = call.parent.or(e.parent_index);
         if call.name.is_empty() {
             call.name = e.name;
         }

@@ -2,6 +2,7 @@
 //! typing, and the work it reported (for progress drafts).
 
 use super::row_key::RowKey;
+use crate::protocol::PlanItem;
 
 /// How many work events a turn keeps for its progress draft; older ones
 /// have scrolled out of any draft already.
@@ -37,6 +38,8 @@ pub struct Turn {
     pub stale: bool,
     /// A final answer arrived (`message.stop`): a progress draft gives way.
     pub answered: bool,
+    /// The task list as this turn last changed it (§14).
+    pub plan: Option<Vec<PlanItem>>,
 }
 
 impl Turn {
@@ -50,6 +53,7 @@ impl Turn {
             bubbles: Vec::new(),
             stale: false,
             answered: false,
+            plan: None,
         }
     }
 

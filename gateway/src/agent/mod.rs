@@ -39,9 +39,14 @@ pub trait Agent: Send + Sync {
         turn: &'a mut Turn,
     ) -> AgentFuture<'a, Result<(), TurnError>>;
 
-    /// A better title for an auto thread, made from its first message; `None`
-    /// keeps the derived one. May take a while (an LLM call).
-    fn title<'a>(&'a self, first_message: &'a str) -> AgentFuture<'a, Option<String>>;
+    /// A better title for the auto thread `channel_id`, made from its first
+    /// message; `None` keeps the derived one. May take a while (an LLM
+    /// call, or the agent's own titling of the thread's session).
+    fn title<'a>(
+        &'a self,
+        channel_id: &'a str,
+        first_message: &'a str,
+    ) -> AgentFuture<'a, Option<String>>;
 }
 
 /// The agent selected by `--agent`; `Err` says why it cannot start (the

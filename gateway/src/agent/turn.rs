@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use aria_protocol::{
     CommentaryItem, FileRef, HistoryItem, InChannel, MessageItem, MessageStart, MessageStop,
-    MessageUpdate, Role, ServerFrame, ToolEnd, ToolItem, ToolProgress, Typing,
+    MessageUpdate, PlanItem, Role, ServerFrame, ToolEnd, ToolItem, ToolProgress, Typing,
 };
 use tokio::sync::watch;
 
@@ -120,6 +120,8 @@ pub struct Turn {
     /// The answered message's files, and the store holding their bytes.
     files: Box<[FileRef]>,
     store: Arc<Files>,
+    /// The plan this turn sent and has not logged yet (§14).
+    plan: Option<Vec<PlanItem>>,
 }
 
 impl Turn {
@@ -149,12 +151,18 @@ impl Turn {
             waiting: Vec::new(),
             files: slot.files.clone(),
             store,
+            plan: None,
         }
     }
 
     /// The channel this turn answers in.
     pub fn channel_id(&self) -> &str {
         &self.channel_id
+    }
+
+    /// This turn's id, as its frames and logged items carry it.
+    pub fn turn_id(&self) -> &str {
+        &self.turn_id
     }
 
     /// The agent turn that the answered message follows on the thread's
@@ -278,6 +286,7 @@ impl Turn {
             text: text.to_string(),
             ts: now_ms(),
             turn_id: Some(self.turn_id.clone()),
+            parent_index: None,
             branch: None,
         };
         let channel_id = self.channel_id.clone();
@@ -299,10 +308,10 @@ impl Turn {
     /// A progress note of a running tool (`tool.progress`), not logged.
     pub fn tool_progress(&mut self, tool: &ToolHandle, note: &str) -> Result<(), TurnError> {
         self.check()?;
-        let name = self
+        let (name, parent_index) = self
             .tools
             .get(&tool.0)
-            .map(|t| t.call.name.clone())
+            .map(|t| (t.call.name.clone(), t.parent))
             .unwrap_or_default();
         self.publish(ServerFrame::ToolProgress(ToolProgress {
             channel_id: self.channel_id.clone(),
@@ -310,6 +319,7 @@ impl Turn {
             index: tool.0,
             name,
             note: note.to_string(),
+            parent_index,
         }));
         Ok(())
     }
@@ -364,6 +374,7 @@ impl Turn {
             output_preview: outcome.output_preview,
             output: outcome.output,
             ts: now_ms(),
+            parent_index: running.parent,
             branch: None,
         };
         let channel_id = self.channel_id.clone();
@@ -380,7 +391,7 @@ impl Turn {
                     duration: item.duration,
                     output_preview: item.output_preview,
                     output: item.output,
-                    parent_index: running.parent,
+                    parent_index: item.parent_index,
                     branch: item.branch,
                 }));
                 Ok(())

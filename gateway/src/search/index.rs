@@ -221,7 +221,8 @@ fn searched(item: &HistoryItem) -> Option<(HitKind, i64, String)> {
                 .join("\n");
             Some((HitKind::Tool, t.ts, body))
         }
-        HistoryItem::Approval(_) | HistoryItem::Unknown => None,
+        // A plan is the agent's bookkeeping, not something said.
+        HistoryItem::Approval(_) | HistoryItem::Plan(_) | HistoryItem::Unknown => None,
     }
 }
 
@@ -262,6 +263,7 @@ mod tests {
             output_preview: "3 files".into(),
             output: Some(output.into()),
             ts,
+            parent_index: None,
             branch: None,
         })
     }
@@ -314,6 +316,7 @@ mod tests {
             text: "Looking at giraffes".into(),
             ts: 3,
             turn_id: None,
+            parent_index: None,
             branch: None,
         });
         let (store, _dir) = store_with(&[

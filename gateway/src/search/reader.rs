@@ -75,6 +75,7 @@ mod tests {
             turn_id: None,
             text: text.into(),
             ts: 1,
+            parent_index: None,
             branch: None,
         })
     }

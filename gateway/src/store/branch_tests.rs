@@ -30,6 +30,7 @@ fn beat(turn_id: &str, text: &str) -> CommentaryItem {
         text: text.into(),
         ts: 1,
         turn_id: Some(turn_id.into()),
+        parent_index: None,
         branch: None,
     }
 }

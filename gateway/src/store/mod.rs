@@ -13,8 +13,8 @@ pub mod tree;
 mod tree_schema;
 
 use aria_protocol::{
-    thread_preview, ApprovalItem, Branch, Channel, CommentaryItem, HistoryItem, MessageItem,
-    ToolItem,
+    thread_preview, ApprovalItem, Branch, Channel, CommentaryItem, HistoryItem, LoggedPlan,
+    MessageItem, ToolItem,
 };
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
@@ -110,6 +110,18 @@ impl LogItem for ApprovalItem {
     }
 }
 
+impl LogItem for LoggedPlan {
+    fn set_seq(&mut self, seq: u64) {
+        self.seq = seq;
+    }
+    fn set_branch(&mut self, branch: Option<Branch>) {
+        self.branch = branch.map(Box::new);
+    }
+    fn history_item(&self) -> HistoryItem {
+        HistoryItem::Plan(self.clone())
+    }
+}
+
 /// Any item, as seeding logs them.
 impl LogItem for HistoryItem {
     fn set_seq(&mut self, seq: u64) {
@@ -118,6 +130,7 @@ impl LogItem for HistoryItem {
             HistoryItem::Commentary(c) => c.seq = seq,
             HistoryItem::Tool(t) => t.seq = seq,
             HistoryItem::Approval(a) => a.seq = seq,
+            HistoryItem::Plan(p) => p.seq = seq,
             HistoryItem::Unknown => {}
         }
     }
@@ -323,6 +336,10 @@ impl Store {
                     HistoryItem::Approval(a) => {
                         a.seq = seq;
                         index_approval.execute(params![a.request_id, channel_id, seq])?;
+                        None
+                    }
+                    HistoryItem::Plan(p) => {
+                        p.seq = seq;
                         None
                     }
                     HistoryItem::Unknown => {

@@ -135,6 +135,7 @@ pub fn set_branch(item: &mut HistoryItem, branch: Option<Branch>) {
         HistoryItem::Commentary(c) => c.branch = branch.map(Box::new),
         HistoryItem::Tool(t) => t.branch = branch.map(Box::new),
         HistoryItem::Approval(a) => a.branch = branch.map(Box::new),
+        HistoryItem::Plan(p) => p.branch = branch.map(Box::new),
         HistoryItem::Unknown => {}
     }
 }

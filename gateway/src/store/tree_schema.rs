@@ -93,6 +93,7 @@ pub fn node_key(item: &HistoryItem, seq: u64) -> (Kind, String) {
         HistoryItem::Commentary(c) => turn(&c.turn_id, &c.message_id),
         HistoryItem::Tool(t) => turn(&t.turn_id, &format!("tool_{seq}")),
         HistoryItem::Approval(a) => turn(&a.turn_id, &a.request_id),
+        HistoryItem::Plan(p) => turn(&p.turn_id, &format!("plan_{seq}")),
         HistoryItem::Unknown => (Kind::Turn, format!("item_{seq}")),
     }
 }

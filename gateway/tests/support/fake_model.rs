@@ -18,6 +18,7 @@
 //! | `fake-terminal` | a `terminal` call of the command written after the tag (`[fake-terminal] ls -l`), usage; once the request's last message is the tool's result, [`COMMAND_ANSWER`] |
 //! | `fake-todo` | a `todo` call writing the JSON list after the tag (reading the list without one); after its result, [`PLAN_ANSWER`] |
 //! | `fake-blind` | a model without vision: HTTP 400 for a request with an `image_url` part, else as `fake-chat` |
+//! | `fake-delegate` | a `delegate_task` call whose goal is to read the note (the sub-agent, untagged, runs the request's model: `fake-tool` reads it); after its result, [`DELEGATE_ANSWER`] |
 //!
 //! A request with `"stream": false` gets [`TITLE_ANSWER`] as one JSON
 //! completion, whatever the script. `GET /v1/models` lists the scripts;
@@ -49,6 +50,8 @@ pub const TOOL_ANSWER: &str = "I read the note with read_file: it says hello.";
 pub const COMMAND_ANSWER: &str = "The command is done.";
 /// The `fake-todo` answer after the todo list was written or read.
 pub const PLAN_ANSWER: &str = "The plan is up to date.";
+/// The `fake-delegate` answer after the sub-agent reported.
+pub const DELEGATE_ANSWER: &str = "The sub-agent read the note.";
 /// The answer to every non-streamed request (the gateway's title requests).
 pub const TITLE_ANSWER: &str = "\"Scripted title.\"";
 /// Tokens reported by every script's usage chunk.
@@ -222,6 +225,7 @@ async fn serve(mut stream: TcpStream, log: Arc<Mutex<Vec<Received>>>, settings: 
                 "fake-tool",
                 "fake-terminal",
                 "fake-todo",
+                "fake-delegate",
                 "fake-401",
                 "fake-429",
                 "fake-500",
@@ -373,6 +377,14 @@ async fn complete(
             let todos = serde_json::from_str::<Value>(&tagged_rest(body).unwrap_or_default());
             let args = todos.map_or(json!({}), |todos| json!({"todos": todos}));
             sse.tool_call(&call_id(body), "todo", &args).await?
+        }
+        "fake-delegate" if last_role(body) == Some("tool") => {
+            sse.answer(None, DELEGATE_ANSWER).await?
+        }
+        "fake-delegate" => {
+            let args = json!({"goal": "Read the note and say what it says."});
+            sse.tool_call(&call_id(body), "delegate_task", &args)
+                .await?
         }
         "fake-disconnect" => {
             sse.delta(json!({"role": "assistant", "content": "Partial "}))

@@ -8,7 +8,8 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use crate::render::{
-    approval_line, commentary_line, note_line, pick_label, tool_line, Detail, ProgressLines,
+    approval_line, commentary_line, note_line, pick_label, plan_line, tool_line, Detail,
+    ProgressLines,
 };
 use crate::settings::{LabelMode, ProgressDetail, ProgressSettings, StreamingMode};
 use crate::ui::hooks::clock::{use_clock, Clock, ClockOptions};
@@ -17,6 +18,9 @@ use crate::ui::wiring::view_state::{DraftEvent, TurnView};
 
 /// A turn must be working this long before a single event shows a draft.
 const SHOW_AFTER_MS: f64 = 5000.0;
+/// The key of the plan's line among the draft's lines (row keys never
+/// take this form).
+const PLAN_LINE: &str = "plan";
 
 #[component]
 pub fn ProgressDraft() -> impl IntoView {
@@ -83,6 +87,10 @@ fn draft_lines(turn: &TurnView, p: &ProgressSettings) -> Vec<(bool, String)> {
                 DraftEvent::Commentary(text) => lines.push(commentary_line(text, max_chars)),
             }
         }
+    }
+    // One line that changes in place, after the work so it stays in view.
+    if let Some(items) = &turn.plan {
+        lines.upsert(PLAN_LINE, plan_line(items, max_chars));
     }
     // Last, so that what waits for the user never scrolls out.
     for (key, title, command) in &turn.waiting {

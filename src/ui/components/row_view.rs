@@ -10,6 +10,7 @@ use crate::display::{expander_shown, row_visible, work_unfolded, RowKind};
 use crate::store::{Row, RowBody, RowKey};
 use crate::ui::components::approval_card::ApprovalCard;
 use crate::ui::components::bubble::{AnswerBubble, CommentaryBubble, UserBubble};
+use crate::ui::components::plan_card::PlanCard;
 use crate::ui::components::tool_card::ToolCard;
 use crate::ui::wiring::row_mounts::RowMounts;
 use crate::ui::wiring::runtime::Runtime;
@@ -44,6 +45,7 @@ enum Kind {
     Commentary,
     Tool,
     Approval,
+    Plan,
 }
 
 #[component]
@@ -58,6 +60,7 @@ pub fn RowView(row_key: RowKey) -> impl IntoView {
         RowBody::Commentary(_) => Kind::Commentary,
         RowBody::Tool(_) => Kind::Tool,
         RowBody::Approval(_) => Kind::Approval,
+        RowBody::Plan(_) => Kind::Plan,
     });
     let expanded = use_context::<ExpandedTurns>().unwrap_or_else(ExpandedTurns::new);
     let visible = move || visible(rt, expanded, &row.read(), kind);
@@ -80,13 +83,19 @@ pub fn RowView(row_key: RowKey) -> impl IntoView {
         Kind::Commentary => view! { <CommentaryBubble row /> }.into_any(),
         Kind::Tool => view! { <ToolCard row /> }.into_any(),
         Kind::Approval => view! { <ApprovalCard row /> }.into_any(),
+        Kind::Plan => view! { <PlanCard row /> }.into_any(),
     };
     // Only a work row can be a turn's first one, where the expander goes:
     // other rows skip its reactive bookkeeping (rows mount while scrolling).
     let expander = matches!(kind, Kind::Tool | Kind::Commentary)
         .then(|| Expander::new(rt, expanded, row_key.clone()));
+    // A call that ran under another is drawn inside that call's card.
+    let nested = {
+        let key = row_key.clone();
+        move || kind == Kind::Tool && rt.view.nests.with(|n| n.is_inside(&key))
+    };
     // The row stays on screen for its expander while its own body is folded.
-    let row_shown = move || visible() || expander.is_some_and(|e| e.shown());
+    let row_shown = move || !nested() && (visible() || expander.is_some_and(|e| e.shown()));
     view! {
         <div class="row" node_ref=root data-key=row_key.to_string() data-seq=seq class:hidden=move || !row_shown()>
             {expander.map(|e| view! { <WorkExpander e /> })}
@@ -107,6 +116,9 @@ fn visible(rt: Runtime, expanded: ExpandedTurns, row: &Row, kind: Kind) -> bool 
         Kind::Commentary => RowKind::Commentary,
         Kind::Tool => RowKind::Tool,
         Kind::Approval => RowKind::Approval,
+        Kind::Plan => RowKind::Plan {
+            running: row.turn.as_ref().is_some_and(|t| rt.view.is_running(t)),
+        },
     };
     row_visible(kind, mode, detail, || {
         row.turn

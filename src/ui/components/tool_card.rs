@@ -1,5 +1,6 @@
 //! One tool call: a compact line (spinner, ✓ or ✗, duration) that expands
-//! in place to the full arguments and output, each with a copy button.
+//! in place to the full arguments and output, each with a copy button;
+//! the calls that ran under it (a sub-agent's) fold inside it.
 
 use leptos::prelude::*;
 
@@ -7,6 +8,7 @@ use crate::render::{self, tool_line, Detail};
 use crate::settings::{ProgressDetail, ToolDetail};
 use crate::store::{Row, RowBody, ToolCall, ToolState};
 use crate::ui::components::copy_button::CopyButton;
+use crate::ui::components::nested_calls::NestedCalls;
 use crate::ui::wiring::runtime::Runtime;
 
 /// Output is shown in chunks of this many bytes, more on request, so a
@@ -92,8 +94,14 @@ pub fn ToolCard(row: RwSignal<Row>) -> impl IntoView {
             <Show when=open>
                 <ToolDetailView call />
             </Show>
+            <NestedCalls parent=row.with_untracked(|r| r.key.clone()) card=nested_card />
         </div>
     }
+}
+
+/// A call nested under this one, drawn as a card of its own.
+fn nested_card(row: RwSignal<Row>) -> AnyView {
+    view! { <ToolCard row /> }.into_any()
 }
 
 #[component]

@@ -7,15 +7,18 @@
 //! order change compares keys once (no allocation) and then touches only
 //! the rows that came, went or are still live. The jobs live apart: what
 //! the components show of the store (`projection`, pure), the row signals
-//! (`row_signals`), the order's splices (`ui::order_edits`, pure) and the
-//! turns' work counts (`turn_work`, pure).
+//! (`row_signals`), the order's splices (`ui::order_edits`, pure), the
+//! turns' work counts (`turn_work`, pure) and the nested calls (`nests`,
+//! pure).
 
+mod nests;
 mod projection;
 mod row_signals;
 mod turn_work;
 
 use leptos::prelude::*;
 
+pub use nests::Nests;
 pub use projection::{ChannelSummary, DraftEvent, PagingView, SearchView, TurnView};
 pub use turn_work::WorkCount;
 
@@ -40,6 +43,8 @@ pub struct ViewState {
     running: RwSignal<Option<String>>,
     /// By the key of each turn's first work row: the turn and its tool count.
     pub turn_work: RwSignal<WorkCount>,
+    /// The calls drawn inside other calls' cards (§14).
+    pub nests: RwSignal<Nests>,
     pub paging: RwSignal<PagingView>,
     /// The row to bring on screen and mark, with a count that tells one
     /// jump from the next to the same row.
@@ -62,6 +67,7 @@ impl ViewState {
             turn: RwSignal::new(None),
             running: RwSignal::new(None),
             turn_work: RwSignal::new(WorkCount::default()),
+            nests: RwSignal::new(Nests::default()),
             paging: RwSignal::new(PagingView::default()),
             focus: RwSignal::new(None),
             search: RwSignal::new(SearchView::default()),
@@ -161,8 +167,8 @@ impl ViewState {
         set_if_changed(self.pending_sends_len, store.pending_sends().len());
     }
 
-    /// Brings `order`, the row signals and `turn_work` up to date after
-    /// the open thread's rows were added, removed or moved.
+    /// Brings `order`, the row signals, `turn_work` and `nests` up to date
+    /// after the open thread's rows were added, removed or moved.
     fn sync_order(&self, store: &Store, active: &str, reset: bool) {
         let empty = Timeline::default();
         let timeline = store.timeline(active).unwrap_or(&empty);
@@ -199,6 +205,7 @@ impl ViewState {
         } else if removed > 0 || !inserted.is_empty() {
             set_if_changed(self.turn_work, WorkCount::of(timeline.rows()));
         }
+        set_if_changed(self.nests, Nests::of(timeline));
     }
 }
 

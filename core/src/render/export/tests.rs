@@ -1,3 +1,5 @@
+//! Host tests of the thread export.
+
 use super::*;
 use crate::protocol::{ApprovalItem, Choice, CommentaryItem, MessageItem, ToolItem};
 use serde_json::json;
@@ -36,6 +38,7 @@ fn tool_item(output: &str) -> HistoryItem {
         output_preview: "short".into(),
         output: Some(output.into()),
         ts: TS,
+        parent_index: None,
         branch: None,
     })
 }
@@ -89,6 +92,7 @@ fn commentary_is_italic_and_approvals_one_line() {
                 text: "Looking *closely*\nnow".into(),
                 ts: TS,
                 turn_id: None,
+                parent_index: None,
                 branch: None,
             }),
             HistoryItem::Approval(ApprovalItem {
@@ -212,4 +216,34 @@ fn json_pages_are_protocol_items() {
     assert_eq!(v["items"][0]["text"], "q\"uote");
     assert_eq!(v["items"][1]["type"], "tool");
     assert_eq!(v["items"][1]["output"], "o");
+}
+
+#[test]
+fn a_plan_is_a_task_list_of_plain_text() {
+    use crate::protocol::{LoggedPlan, PlanItem, PlanStatus};
+    let step = |id: &str, text: &str, status| PlanItem {
+        id: id.into(),
+        text: text.into(),
+        status,
+    };
+    let md = markdown_items(
+        &[HistoryItem::Plan(LoggedPlan {
+            seq: 6,
+            turn_id: None,
+            items: vec![
+                step("1", "Read *the* code", PlanStatus::Completed),
+                step("2", "Write tests", PlanStatus::InProgress),
+                step("3", "# Ship", PlanStatus::Pending),
+                step("4", "Gold-plate", PlanStatus::Cancelled),
+            ],
+            ts: TS,
+            branch: None,
+        })],
+        0,
+    );
+    assert_eq!(
+        md,
+        "Plan:\n\n- [x] Read \\*the\\* code\n- [ ] Write tests (in progress)\n\
+         - [ ] \\# Ship\n- [ ] Gold-plate (cancelled)\n\n"
+    );
 }

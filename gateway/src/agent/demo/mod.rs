@@ -2,6 +2,7 @@
 //! protocol, paced by `--demo-delay-ms`.
 
 mod files;
+mod plan;
 mod scenarios;
 mod snapshots;
 mod texts;
@@ -69,7 +70,11 @@ impl Agent for DemoAgent {
         Box::pin(self.play(Scenario::parse(text), text, turn))
     }
 
-    fn title<'a>(&'a self, first_message: &'a str) -> AgentFuture<'a, Option<String>> {
+    fn title<'a>(
+        &'a self,
+        _channel_id: &'a str,
+        first_message: &'a str,
+    ) -> AgentFuture<'a, Option<String>> {
         Box::pin(async move {
             tokio::time::sleep(self.step * TITLE_STEPS).await;
             let title = match Scenario::parse(first_message) {
@@ -179,6 +184,7 @@ impl DemoAgent {
                 let context = texts::context(turn.follows(), &items);
                 self.answer(turn, user_text, &context, None).await
             }
+            Scenario::Plan => self.plan(turn, user_text).await,
             Scenario::Approval => self.approval(turn, user_text, None).await,
             Scenario::ApprovalTimeout => {
                 self.approval(turn, user_text, Some(SHORT_APPROVAL_TIMEOUT))

@@ -40,6 +40,8 @@ pub enum Scenario {
     ApprovalTimeout,
     All,
     Context,
+    /// A task list worked through, with a delegation's nested calls.
+    Plan,
 }
 
 /// Every scenario with a one-line description, for `/demo help`.
@@ -110,6 +112,10 @@ pub const CATALOG: &[(&str, &str)] = &[
         "reasoning, tools, commentary and the answer in one turn",
     ),
     (
+        "/demo plan",
+        "a task list updated in place, and a delegation with its sub-agent's calls nested",
+    ),
+    (
         "/demo context",
         "the user messages this turn was given as context (the active branch up to here)",
     ),
@@ -150,6 +156,7 @@ impl Scenario {
             "approval-timeout" => Scenario::ApprovalTimeout,
             "all" => Scenario::All,
             "context" => Scenario::Context,
+            "plan" => Scenario::Plan,
             _ => Scenario::Help,
         }
     }

@@ -189,8 +189,9 @@ impl<'a> Answer<'a> {
                     .await?
             }
             Event::Plan { items } => self.turn.plan(plan_items(items))?,
-            // The gateway keeps the thread's typing on for the whole turn.
-            Event::Typing | Event::Done { .. } => {}
+            // The gateway keeps the thread's typing on for the whole turn;
+            // a title goes to the thread, not the turn (the link routes it).
+            Event::Typing | Event::Done { .. } | Event::Title { .. } => {}
         }
         Ok(())
     }
@@ -294,6 +295,7 @@ impl<'a> Answer<'a> {
             tokens: None,
             files: Box::default(),
         };
+        self.turn.log_plan().await?;
         if said.streamed {
             self.turn.stop(reply).await?;
         } else {
@@ -315,6 +317,7 @@ impl<'a> Answer<'a> {
                 Ok(()) | Err(Failure::Hermes(_)) => {}
                 Err(Failure::Turn(e)) => return Err(e),
             }
+            self.turn.log_plan().await?;
             self.turn.commentary(&format!("⚠️ {reason}")).await
         };
         match shown.await {

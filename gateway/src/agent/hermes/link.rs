@@ -16,7 +16,7 @@ use std::time::Duration;
 use subtle::ConstantTimeEq;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use super::wire::{self, Command, Event, Hello};
 
@@ -56,6 +56,8 @@ struct State {
     next_connection: u64,
     /// Thread -> (the gateway's turn id, where its events go).
     turns: HashMap<String, (String, mpsc::UnboundedSender<Heard>)>,
+    /// Threads waiting for Hermes's title of their session.
+    titles: HashMap<String, oneshot::Sender<String>>,
 }
 
 /// A turn's registration; dropping it unregisters the thread.
@@ -134,6 +136,14 @@ impl Link {
             turn_id: turn_id.to_string(),
             heard,
         }
+    }
+
+    /// The title Hermes gives the thread's session, when it does (it
+    /// comes after a turn, outside of it).
+    pub fn await_title(&self, chat_id: &str) -> oneshot::Receiver<String> {
+        let (tx, rx) = oneshot::channel();
+        self.state().titles.insert(chat_id.to_string(), tx);
+        rx
     }
 
     /// Sends a command to the live plugin; `Err` when none is linked.
@@ -252,6 +262,11 @@ impl Link {
                 Err(e) => return format!("the link broke: {e}"),
             };
             match wire::parse_event(&line) {
+                Ok((envelope, Event::Title { title })) => {
+                    if let Some(tx) = self.state().titles.remove(&envelope.chat_id) {
+                        let _ = tx.send(title);
+                    }
+                }
                 Ok((envelope, event)) => {
                     let state = self.state();
                     // Events of no running turn (a stopped one's last words,

@@ -20,10 +20,12 @@ use wire::Command;
 
 use super::{Agent, AgentFuture, Turn, TurnError};
 use crate::config::Config;
-use crate::ids;
 
 /// How long a turn waits for Hermes to link (it may be starting).
 const LINK_WAIT: Duration = Duration::from_secs(15);
+/// How long a new auto thread waits for Hermes's title of its session
+/// (Hermes makes it after the first answer, with a model call).
+const TITLE_WAIT: Duration = Duration::from_secs(120);
 
 pub struct HermesAgent {
     link: Link,
@@ -39,10 +41,20 @@ impl Agent for HermesAgent {
         Box::pin(self.answer(text, turn))
     }
 
-    /// Titling would run a whole Hermes turn in a thread of its own, with
-    /// tools: auto threads keep their derived title.
-    fn title<'a>(&'a self, _first_message: &'a str) -> AgentFuture<'a, Option<String>> {
-        Box::pin(async { None })
+    /// Hermes titles a thread's session itself after its first exchange;
+    /// the plugin sends that title over the link.
+    fn title<'a>(
+        &'a self,
+        channel_id: &'a str,
+        _first_message: &'a str,
+    ) -> AgentFuture<'a, Option<String>> {
+        let title = self.link.await_title(channel_id);
+        Box::pin(async move {
+            tokio::time::timeout(TITLE_WAIT, title)
+                .await
+                .ok()
+                .and_then(Result::ok)
+        })
     }
 }
 
@@ -86,12 +98,13 @@ impl HermesAgent {
             turn.commentary(&format!("⚠️ {reason}")).await?;
             return Err(TurnError::Failed(reason.into()));
         }
-        let turn_id = ids::turn_id();
+        let turn_id = turn.turn_id().to_string();
         let heard = self.link.register(&chat_id, &turn_id);
         let sent = self.link.send(&Command::Turn {
             chat_id: chat_id.clone(),
             turn_id,
             text: text.to_string(),
+            follows: turn.follows().map(str::to_string),
         });
         let mut answer = Answer::new(&self.link, turn, heard, self.stall);
         let outcome = match sent {

@@ -77,6 +77,9 @@ pub enum Event {
         description: Option<String>,
         choices: Vec<String>,
     },
+    /// Hermes titled the thread's session (after its first exchange).
+    #[serde(rename = "title")]
+    Title { title: String },
     /// Hermes finished processing the turn's message.
     #[serde(rename = "done")]
     Done {
@@ -131,12 +134,17 @@ pub enum Command {
     Welcome,
     #[serde(rename = "refused")]
     Refused { reason: String },
-    /// A user's message for the thread `chat_id`.
+    /// A user's message for the thread `chat_id`, answered by the turn
+    /// `turn_id`, which follows the turn `follows` on the thread's active
+    /// path (`None`: the thread's first message). Always sent, so the
+    /// plugin rewinds Hermes's session when it is not the last turn Hermes
+    /// ran there (the thread branched).
     #[serde(rename = "turn")]
     Turn {
         chat_id: String,
         turn_id: String,
         text: String,
+        follows: Option<String>,
     },
     /// Stop the thread's running turn.
     #[serde(rename = "cancel")]
@@ -195,6 +203,7 @@ mod tests {
             chat_id: "c1".into(),
             turn_id: "t1".into(),
             text: "two\nlines".into(),
+            follows: None,
         }
         .line();
         assert_eq!(line.matches('\n').count(), 1);
@@ -202,5 +211,8 @@ mod tests {
         let value: Value = serde_json::from_str(line.trim()).expect("json");
         assert_eq!(value["type"], "turn");
         assert_eq!(value["text"], "two\nlines");
+        // Present even at a thread's start: the plugin tells "first" from
+        // "a gateway that does not say".
+        assert!(value.get("follows").is_some_and(Value::is_null), "{value}");
     }
 }

@@ -93,7 +93,11 @@ impl Agent for HermesAgent {
     /// Hermes's API server titles no sessions (0.19.0 does so only on its
     /// messaging platforms) and asking it would run a whole agent turn with
     /// tools, so auto threads keep their derived title.
-    fn title<'a>(&'a self, _first_message: &'a str) -> AgentFuture<'a, Option<String>> {
+    fn title<'a>(
+        &'a self,
+        _channel_id: &'a str,
+        _first_message: &'a str,
+    ) -> AgentFuture<'a, Option<String>> {
         Box::pin(async { None })
     }
 }

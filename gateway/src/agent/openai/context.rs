@@ -167,6 +167,7 @@ mod tests {
             text: "⚠️ The model server failed".into(),
             ts: 0,
             turn_id: None,
+            parent_index: None,
             branch: None,
         });
         let history = [user("hi"), bot("hello"), commentary, user("how are you?")];

@@ -49,7 +49,11 @@ impl Agent for OpenAiAgent {
         Box::pin(self.answer(text, turn))
     }
 
-    fn title<'a>(&'a self, first_message: &'a str) -> AgentFuture<'a, Option<String>> {
+    fn title<'a>(
+        &'a self,
+        _channel_id: &'a str,
+        first_message: &'a str,
+    ) -> AgentFuture<'a, Option<String>> {
         Box::pin(self.make_title(first_message))
     }
 }

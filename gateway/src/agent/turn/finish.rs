@@ -35,13 +35,15 @@ impl Turn {
         }
     }
 
-    /// A streaming bubble is stopped with the text it has. If the turn was
-    /// cut short, tools still running end as failed; a turn that simply
-    /// finished leaves them to the clients' "unknown outcome" (§5).
+    /// A plan not logged yet is logged, and a streaming bubble is stopped
+    /// with the text it has. If the turn was cut short, tools still running
+    /// end as failed; a turn that simply finished leaves them to the
+    /// clients' "unknown outcome" (§5).
     async fn wrap_up(&mut self, outcome: &Result<(), TurnError>) -> Result<(), TurnError> {
         if let Err(TurnError::ChannelGone) = outcome {
             return Ok(());
         }
+        self.log_plan().await?;
         if let Some(bubble) = &self.bubble {
             let reply = Reply {
                 text: bubble.text.clone(),

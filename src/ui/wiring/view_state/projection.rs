@@ -2,6 +2,7 @@
 //! thread list, the running turn, paging and search. Pure functions of the
 //! store; the view state keeps each in a signal set only when it differs.
 
+use crate::protocol::PlanItem;
 use crate::store::{ChannelState, RowBody, RowKey, Store, Turn, WorkEvent};
 
 /// A thread as the sidebar shows it.
@@ -46,6 +47,8 @@ pub struct TurnView {
     pub events: Vec<DraftEvent>,
     /// Requests waiting for an answer: key, title and command.
     pub waiting: Vec<(RowKey, String, Option<String>)>,
+    /// The task list as the turn last sent it (§14).
+    pub plan: Option<Vec<PlanItem>>,
 }
 
 /// Paging state of the open thread.
@@ -141,5 +144,6 @@ pub fn turn_view(c: &ChannelState, t: &Turn) -> TurnView {
         answered: t.answered,
         events,
         waiting,
+        plan: t.plan.clone(),
     }
 }

@@ -99,6 +99,7 @@ mod tests {
                 notes: Vec::new(),
                 output_preview: String::new(),
                 output: None,
+                parent: None,
             }),
         )
     }
