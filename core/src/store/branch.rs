@@ -93,6 +93,7 @@ impl Store {
             return Vec::new();
         };
         c.meta.branch_rev = Some(s.branch_rev);
+        c.branches.selecting = false;
         self.changes.push(Change::Channels);
         if !c.loaded {
             // Nothing held: the thread's first page reads the new path.
@@ -127,6 +128,7 @@ impl Store {
         };
         c.timeline.take_logged();
         c.ahead.clear();
+        c.offline_newest = None;
         c.branches = Branches::default();
         for r in c.requests.iter_mut() {
             *r = PageRequest::Stale;
@@ -193,6 +195,9 @@ impl Store {
         if !self.can_branch(channel) {
             return Vec::new();
         }
+        if let Some(c) = self.channels.get_mut(channel) {
+            c.branches.selecting = true;
+        }
         vec![Effect::Send(ClientFrame::BranchSelect(BranchSelect {
             channel_id: channel.to_string(),
             seq,
@@ -202,7 +207,9 @@ impl Store {
     /// Edit, regenerate and the arrows work only while no turn runs in the
     /// thread (§12: the gateway refuses them then).
     pub fn can_branch(&self, channel: &str) -> bool {
-        self.online && self.channels.get(channel).is_some_and(|c| !c.is_busy())
+        self.online
+            && !self.branching_unsupported
+            && self.channels.get(channel).is_some_and(|c| !c.is_busy())
     }
 }
 
