@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::hub::Hub;
-use crate::search_reader::SearchReader;
+use crate::search::reader::SearchReader;
 use crate::store::{Store, StoreError};
 
 pub struct Outbox {

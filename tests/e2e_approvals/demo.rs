@@ -10,7 +10,7 @@ use crate::support::ui::*;
 use crate::support::{secs, Browser};
 
 const ASK: &str = "/demo approval";
-/// The demo agent's answers (gateway/src/agent/texts.rs).
+/// The demo agent's answers (gateway/src/agent/demo/texts.rs).
 const RAN: &str = "You allowed it, so I ran";
 const DENIED: &str = "You denied it, so I did not run";
 const TIMED_OUT: &str = "Nobody answered in time, so I did not run";

@@ -10,7 +10,7 @@ use crate::support::recorder::*;
 use crate::support::ui::*;
 use crate::support::{run, secs, Browser};
 
-/// The demo's reasoning text starts with this (gateway/src/agent/texts.rs).
+/// The demo's reasoning text starts with this (gateway/src/agent/demo/texts.rs).
 const DEMO_REASONING: &str = "The user wants to see how reasoning is shown.";
 
 /// Facts about the answer whose body contains `arguments[0]`: its

@@ -20,7 +20,7 @@ const TOOL_STATES: [&str; 5] = ["ok", "ok", "ok", "failed", "ok"];
 /// `CARGO_TEST_NOTES`, read from its source (this crate does not link the
 /// gateway).
 fn cargo_notes() -> Vec<&'static str> {
-    const TEXTS: &str = include_str!("../../gateway/src/agent/texts.rs");
+    const TEXTS: &str = include_str!("../../gateway/src/agent/demo/texts.rs");
     let list = TEXTS
         .split_once("pub const CARGO_TEST_NOTES")
         .and_then(|(_, rest)| rest.split_once("= ["))
@@ -30,7 +30,7 @@ fn cargo_notes() -> Vec<&'static str> {
     let notes: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
     assert!(
         !notes.is_empty(),
-        "no CARGO_TEST_NOTES in gateway/src/agent/texts.rs"
+        "no CARGO_TEST_NOTES in gateway/src/agent/demo/texts.rs"
     );
     notes
 }

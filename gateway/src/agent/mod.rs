@@ -12,16 +12,9 @@
 mod demo;
 mod hermes;
 mod hermes_api;
-mod hermes_events;
-mod hermes_sessions;
-mod hermes_transcript;
 mod llm_turn;
 mod openai;
-mod openai_context;
-mod openai_stream;
-mod scenarios;
 mod sse;
-mod texts;
 mod turn;
 mod upstream;
 

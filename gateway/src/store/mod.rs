@@ -19,7 +19,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::clock::now_ms;
 use crate::history::{Page, PageQuery};
-use crate::search_index;
+use crate::search::index;
 
 mod schema;
 pub use crate::store_error::StoreError;
@@ -169,7 +169,7 @@ impl Store {
         for step in schema::migrate(&mut conn)? {
             tracing::info!(step, "migrated the log's schema");
         }
-        if let Some(items) = search_index::ensure(&mut conn)? {
+        if let Some(items) = index::ensure(&mut conn)? {
             tracing::info!(items, "built the search index from the log");
         }
         Ok(Self { conn, path })
@@ -187,7 +187,7 @@ impl Store {
     }
 
     /// The database file (a search reads it through a connection of its
-    /// own: `search_reader.rs`).
+    /// own: `search/reader.rs`).
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -274,7 +274,7 @@ impl Store {
         tx.execute("DELETE FROM log WHERE channel_id = ?1", [channel_id])?;
         tx.execute("DELETE FROM approvals WHERE channel_id = ?1", [channel_id])?;
         tx.execute("DELETE FROM nodes WHERE channel_id = ?1", [channel_id])?;
-        search_index::remove_channel(&tx, channel_id)?;
+        index::remove_channel(&tx, channel_id)?;
         tx.commit()?;
         Ok(())
     }
@@ -348,7 +348,7 @@ impl Store {
                     node.id,
                     node.on_path
                 ])?;
-                search_index::add(&tx, channel_id, seq, &item)?;
+                index::add(&tx, channel_id, seq, &item)?;
                 current = Some((key, node));
             }
         }
@@ -474,7 +474,7 @@ fn append_in<T: LogItem>(
     if let Some(request_id) = item.request_id() {
         tx.execute(INSERT_APPROVAL, params![request_id, channel_id, seq])?;
     }
-    search_index::add(tx, channel_id, seq, &logged)?;
+    index::add(tx, channel_id, seq, &logged)?;
     let preview = item.preview().filter(|_| node.on_path);
     advance_channel(tx, channel_id, seq, preview)?;
     item.set_branch(tree::branch_of(tx, &node)?);

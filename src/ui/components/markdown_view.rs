@@ -1,0 +1,285 @@
+//! Renders (streaming) markdown into the DOM incrementally: completed blocks
+//! are appended once, only the unfinished tail is replaced per update. Only
+//! the sanitizer's output ever reaches `innerHTML`. Code blocks are
+//! highlighted once complete: when their block is appended, or once the
+//! text is final for those in the tail. The parser runs in the markdown
+//! module (`markdown_module`); until that is loaded the text is shown as
+//! it is.
+//!
+//! The benchmark's naive baselines (`?render=naive…`, see
+//! [`RenderMode`](crate::render::RenderMode)) re-render the whole text into
+//! `innerHTML` on each update instead.
+
+use aria_markdown::MathOptions;
+use leptos::html::Div;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::render::highlight::{TailHighlight, TailPaint, TailStep};
+use crate::render::tail_append::Appended;
+use crate::ui::browser;
+use crate::ui::browser::code_fill::{put_html, Put};
+use crate::ui::browser::code_highlight::highlight_within;
+use crate::ui::browser::markdown_module::{MarkdownModule, Renderer};
+use crate::ui::browser::math_copy;
+use crate::ui::components::copy_button::copy_and_confirm;
+use crate::ui::components::live_regions::Announcer;
+use crate::ui::wiring::runtime::Runtime;
+
+/// Completed blocks are grouped this many to a chunk (a plain block box):
+/// appending a block lays out the last chunk and the list of chunks, not
+/// every block of a long answer, whose count grows with its length.
+/// (`content-visibility: auto` on finished chunks was measured and cost more
+/// than it saved while streaming: each chunk scrolling out of view changes
+/// state and is styled and laid out again.)
+const BLOCKS_PER_CHUNK: usize = 16;
+
+/// The tail's class while it holds plain text (no markdown module yet).
+const PLAIN: &str = "md-plain";
+
+#[component]
+pub fn MarkdownView(
+    #[prop(into)] text: Signal<String>,
+    /// Still streaming: the tail's code blocks may be unfinished.
+    #[prop(optional, into)]
+    live: Signal<bool>,
+) -> impl IntoView {
+    let stable = NodeRef::<Div>::new();
+    let tail = NodeRef::<Div>::new();
+    let module = use_context::<MarkdownModule>();
+    // Made once the markdown module is ready; freed with the view.
+    let renderer = StoredValue::new_local(None::<Renderer>);
+    let tail_state = StoredValue::new(TailHighlight::default());
+    let naive = browser::render_mode().whole_bubble();
+    // The reader's math settings; a change renders the text from scratch.
+    let rt = use_context::<Runtime>();
+    let math = Memo::new(move |_| {
+        rt.map(|rt| {
+            rt.settings.with(|s| MathOptions {
+                enabled: s.math,
+                single_dollar: s.math_single_dollar,
+            })
+        })
+        .unwrap_or_default()
+    });
+    let rendered_with = StoredValue::new(MathOptions::default());
+
+    Effect::new(move |_| {
+        let (Some(stable), Some(tail)) = (stable.get(), tail.get()) else {
+            return;
+        };
+        let live = live.get();
+        let math = math.get();
+        let Some(module) = module.filter(|m| m.ready()) else {
+            // Not loaded (yet): the text as it is, until the module is.
+            renderer.set_value(None);
+            text.with(|t| show_plain(&stable, &tail, t));
+            return;
+        };
+        if naive {
+            // `None`: the module just failed; this runs again for the text.
+            if let Some(html) = text.with(|t| module.to_html(t, math)) {
+                let _ = tail.class_list().remove_1(PLAIN);
+                tail.set_inner_html(&html);
+            }
+            return;
+        }
+        if rendered_with.get_value() != math {
+            renderer.set_value(None);
+            rendered_with.set_value(math);
+        }
+        if renderer.with_value(Option::is_none) {
+            // A fresh renderer draws everything: drop the plain text.
+            stable.set_text_content(None);
+            tail.set_text_content(None);
+            let _ = tail.class_list().remove_1(PLAIN);
+            tail_state.set_value(TailHighlight::default());
+            renderer.set_value(module.renderer(math));
+        }
+        let rendered = text.with(|t| renderer.with_value(|r| r.as_ref().and_then(|r| r.update(t))));
+        let Some((delta, count)) = rendered else {
+            return;
+        };
+        let shown = count.saturating_sub(delta.stable_appended.len());
+        if let Some(keep) = delta.stable_truncated_to {
+            truncate_blocks(&stable, keep);
+        }
+        append_blocks(&stable, shown, &delta.stable_appended);
+        if !delta.stable_appended.is_empty() {
+            highlight_chunks_from(&stable, shown / BLOCKS_PER_CHUNK);
+        }
+        let step = tail_state
+            .try_update_value(|t| t.step(&delta.tail_html, live))
+            .unwrap_or(TailStep {
+                paint: TailPaint::Replace,
+                highlight: false,
+            });
+        match step.paint {
+            TailPaint::Keep => {}
+            TailPaint::Append(added) if append_text(&tail, &added) => {}
+            _ => put_html(&tail, &delta.tail_html, Put::Replace),
+        }
+        if step.highlight {
+            highlight_within(&tail);
+        }
+    });
+
+    let say = use_context::<Announcer>();
+    view! {
+        <div class="markdown" on:click=move |ev| on_click(ev, say) on:copy=math_copy::on_copy>
+            <div class="md-stable" node_ref=stable></div>
+            <div class="md-tail" node_ref=tail></div>
+        </div>
+    }
+}
+
+/// The markdown's source as text, kept as written (`white-space: pre-wrap`).
+fn show_plain(stable: &web_sys::HtmlElement, tail: &web_sys::HtmlElement, text: &str) {
+    stable.set_text_content(None);
+    let _ = tail.class_list().add_1(PLAIN);
+    tail.set_text_content(Some(text));
+}
+
+/// Appends the added text to the element `path` leads to from the tail,
+/// if that element's last child is a text node and no long code block is
+/// still being filled in (its DOM is not all of the HTML yet); `false` if
+/// it did not.
+fn append_text(tail: &web_sys::HtmlElement, added: &Appended) -> bool {
+    if tail
+        .query_selector("[data-filling]")
+        .ok()
+        .flatten()
+        .is_some()
+    {
+        return false;
+    }
+    let mut el: web_sys::Element = tail.clone().into();
+    for name in &added.path {
+        match el.last_element_child() {
+            Some(child) if child.tag_name().eq_ignore_ascii_case(name) => el = child,
+            _ => return false,
+        }
+    }
+    match el.last_child().map(|n| n.dyn_into::<web_sys::Text>()) {
+        Some(Ok(text)) => text.append_data(&added.text).is_ok(),
+        _ => false,
+    }
+}
+
+/// Keeps the first `keep` blocks of the chunked stable list.
+fn truncate_blocks(stable: &web_sys::HtmlElement, keep: usize) {
+    let chunks = keep.div_ceil(BLOCKS_PER_CHUNK);
+    while stable.child_element_count() as usize > chunks {
+        if let Some(last) = stable.last_element_child() {
+            last.remove();
+        }
+    }
+    if let Some(last) = stable.last_element_child() {
+        let in_last = keep - (chunks - 1) * BLOCKS_PER_CHUNK;
+        while last.child_element_count() as usize > in_last {
+            if let Some(block) = last.last_element_child() {
+                block.remove();
+            }
+        }
+    }
+}
+
+/// Appends completed blocks after the `shown` ones: first filling the last
+/// chunk, then in new chunks; one HTML parse for each.
+fn append_blocks(stable: &web_sys::HtmlElement, shown: usize, blocks: &[String]) {
+    let block = |html: &String| format!("<div class=\"md-block\">{html}</div>");
+    let room = (BLOCKS_PER_CHUNK - shown % BLOCKS_PER_CHUNK) % BLOCKS_PER_CHUNK;
+    let (fill, rest) = blocks.split_at(room.min(blocks.len()));
+    if !fill.is_empty() {
+        if let Some(last) = stable.last_element_child() {
+            let html: String = fill.iter().map(block).collect();
+            put_html(&last, &html, Put::Append);
+        }
+    }
+    if !rest.is_empty() {
+        let html: String = rest
+            .chunks(BLOCKS_PER_CHUNK)
+            .map(|chunk| {
+                let inner: String = chunk.iter().map(block).collect();
+                format!("<div class=\"md-chunk\">{inner}</div>")
+            })
+            .collect();
+        put_html(stable, &html, Put::Append);
+    }
+}
+
+/// Highlights the code blocks of chunks `first..`: those an update just
+/// filled or appended. Searching the whole answer instead would walk every
+/// element of a long one on each streamed update.
+fn highlight_chunks_from(stable: &web_sys::HtmlElement, first: usize) {
+    let count = (stable.child_element_count() as usize).saturating_sub(first);
+    let mut chunks = Vec::with_capacity(count);
+    let mut chunk = stable.last_element_child();
+    while let (Some(el), true) = (chunk, chunks.len() < count) {
+        chunk = el.previous_element_sibling();
+        chunks.push(el);
+    }
+    // In document order, as the worker answers them.
+    for el in chunks.iter().rev() {
+        highlight_within(el);
+    }
+}
+
+/// The rendered HTML's buttons: image placeholders, code and formula copy
+/// buttons.
+fn on_click(ev: web_sys::MouseEvent, say: Option<Announcer>) {
+    let Some(button) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|e| {
+            e.closest("button.md-img, button.code-copy, button.math-copy")
+                .ok()
+                .flatten()
+        })
+    else {
+        return;
+    };
+    if button.class_list().contains("code-copy") {
+        copy_code(button, say);
+    } else if button.class_list().contains("math-copy") {
+        math_copy::copy_formula(button, say);
+    } else {
+        load_image(button);
+    }
+}
+
+/// Copies the plain text of the code block the button heads.
+fn copy_code(button: web_sys::Element, say: Option<Announcer>) {
+    let code = button
+        .closest(".code-block")
+        .ok()
+        .flatten()
+        .and_then(|b| b.query_selector("code").ok().flatten())
+        .and_then(|c| c.text_content());
+    if let Some(code) = code {
+        copy_and_confirm(button, &code, say);
+    }
+}
+
+/// Remote images are placeholders until clicked: an image URL can carry
+/// data out, so nothing is fetched without the reader's consent.
+fn load_image(button: web_sys::Element) {
+    let Some(src) = button.get_attribute("data-src") else {
+        return;
+    };
+    if !(src.starts_with("https://") || src.starts_with("http://")) {
+        return;
+    }
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(img) = doc.create_element("img") else {
+        return;
+    };
+    let _ = img.set_attribute("src", &src);
+    let _ = img.set_attribute("referrerpolicy", "no-referrer");
+    let _ = img.set_attribute("loading", "lazy");
+    let alt = button.text_content().unwrap_or_default();
+    let _ = img.set_attribute("alt", alt.trim_start_matches("🖼 Load image: "));
+    let _ = button.replace_with_with_node_1(&img);
+}

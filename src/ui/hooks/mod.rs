@@ -1,0 +1,8 @@
+//! Behaviours the app installs once or a component uses, each releasing
+//! what it holds (listeners, timers) when its owner goes.
+
+pub(crate) mod attention;
+pub(crate) mod clock;
+pub(crate) mod long_press;
+pub(crate) mod shortcuts;
+pub(crate) mod visual_viewport;

@@ -1,0 +1,9 @@
+//! The app's wiring: the runtime that connects the store, the socket and
+//! the components, the offline copy's watcher, and the view state the
+//! timeline renders from.
+
+pub(crate) mod offline;
+pub(crate) mod order_edits;
+pub(crate) mod row_mounts;
+pub(crate) mod runtime;
+pub(crate) mod view_state;
