@@ -869,7 +869,7 @@ impl Store {
         if let Some((seq, answered)) = landed {
             self.landed(&channel, seq, answered);
         }
-        self.reveal_offered(&channel);
+        self.reveal_selected(&channel);
         match more {
             Some(from) => self.request_page(&channel, PageRequest::After(from)),
             None => Vec::new(),

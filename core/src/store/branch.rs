@@ -198,6 +198,7 @@ impl Store {
         if let Some(c) = self.channels.get_mut(channel) {
             c.branches.selecting = true;
         }
+        self.reveal = Some((channel.to_string(), seq));
         vec![Effect::Send(ClientFrame::BranchSelect(BranchSelect {
             channel_id: channel.to_string(),
             seq,
@@ -207,9 +208,44 @@ impl Store {
     /// Edit, regenerate and the arrows work only while no turn runs in the
     /// thread (§12: the gateway refuses them then).
     pub fn can_branch(&self, channel: &str) -> bool {
-        self.online
-            && !self.branching_unsupported
-            && self.channels.get(channel).is_some_and(|c| !c.is_busy())
+        self.branch_blocker(channel).is_none()
+    }
+
+    /// Why edit, regenerate and the arrows do not work in a thread now.
+    pub fn branch_blocker(&self, channel: &str) -> Option<BranchBlocker> {
+        if self.branching_unsupported {
+            return Some(BranchBlocker::Unsupported);
+        }
+        if !self.online {
+            return Some(BranchBlocker::Offline);
+        }
+        match self.channels.get(channel) {
+            Some(c) if !c.is_busy() => None,
+            Some(_) => Some(BranchBlocker::Busy),
+            None => Some(BranchBlocker::Offline),
+        }
+    }
+}
+
+/// What keeps a thread from being steered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BranchBlocker {
+    /// A turn runs or is queued: Stop comes first.
+    Busy,
+    /// Not connected (or the thread is not known to the gateway).
+    Offline,
+    /// The gateway cannot branch: the controls are not offered.
+    Unsupported,
+}
+
+impl BranchBlocker {
+    /// The tooltip of a control that cannot work now.
+    pub fn reason(self) -> &'static str {
+        match self {
+            BranchBlocker::Busy => "Stop the agent first",
+            BranchBlocker::Offline => "Not connected to the gateway",
+            BranchBlocker::Unsupported => "This gateway cannot branch",
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 //! An item on another branch (§12): a search hit with `on_path: false`, or
 //! a deep link whose `around` page the gateway refused as off the active
 //! path. The thread opens at its newest page and offers "Show this
-//! branch"; only that click switches, and the item is then brought on
-//! screen once the new path has loaded it.
+//! branch"; only that click switches. After any selection, the node
+//! selected is brought on screen once the new path has loaded it.
 
 use super::{Change, Effect, PageRequest, Store};
 use crate::protocol::ErrorCode;
@@ -119,22 +119,30 @@ impl Store {
         refused
     }
 
-    /// After rows arrived in `channel`: brings the item of a branch being
-    /// shown on screen once it is loaded.
-    pub(super) fn reveal_offered(&mut self, channel: &str) {
-        let Some(o) = &self.offer else { return };
-        if !o.switching || o.channel != channel {
+    /// After rows arrived in `channel`: brings the node a selection went
+    /// to on screen once the new path has loaded it (the reader stays at
+    /// the node being switched), and ends the offer it answered.
+    pub(super) fn reveal_selected(&mut self, channel: &str) {
+        let Some((id, seq)) = self.reveal.clone() else {
+            return;
+        };
+        if id != channel
+            || !self
+                .channels
+                .get(channel)
+                .is_some_and(|c| c.timeline.has_seq(seq))
+        {
             return;
         }
-        let seq = o.seq;
+        self.reveal = None;
         if self
-            .channels
-            .get(channel)
-            .is_some_and(|c| c.timeline.has_seq(seq))
+            .offer
+            .as_ref()
+            .is_some_and(|o| o.channel == channel && o.seq == seq && o.switching)
         {
             self.offer = None;
             self.changes.push(Change::Channels);
-            self.set_focus(channel, seq);
         }
+        self.set_focus(channel, seq);
     }
 }

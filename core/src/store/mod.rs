@@ -36,6 +36,7 @@ use std::collections::VecDeque;
 
 use id_map::IdMap;
 
+pub use branch::BranchBlocker;
 pub use branch_offer::BranchOffer;
 pub use branches::Branches;
 pub use channel::{ChannelState, PageRequest};
@@ -140,6 +141,8 @@ pub struct Store {
     jump: Option<(String, u64)>,
     /// An item on another branch the open thread offers to show.
     offer: Option<BranchOffer>,
+    /// The item a selection went to, brought on screen once loaded.
+    reveal: Option<(String, u64)>,
     /// The gateway answered a branch request `unsupported` (§12).
     branching_unsupported: bool,
     focus: Option<Focus>,

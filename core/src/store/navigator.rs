@@ -75,10 +75,12 @@ impl Store {
             return out;
         };
         // Per turn: the row that shows it, and whether that is an answer.
+        // Only items that have siblings are looked at, in seq order: the
+        // work is the forks', not the thread's.
         let mut turns: HashMap<&str, (&Row, bool)> = HashMap::new();
-        for row in c.timeline.rows() {
-            let Some(seq) = row.seq else { continue };
-            let Some(branch) = c.branches.at.get(&seq) else {
+        for (&seq, branch) in &c.branches.at {
+            let row = c.timeline.key_from(seq).and_then(|k| c.timeline.get(k));
+            let Some(row) = row.filter(|r| r.seq == Some(seq)) else {
                 continue;
             };
             match (&row.body, row.turn.as_deref()) {
@@ -95,8 +97,8 @@ impl Store {
                 (body, Some(turn)) => {
                     let answer = is_answer(body);
                     let slot = turns.entry(turn).or_insert((row, answer));
-                    // Rows come in seq order: a later one wins, but never
-                    // an item that is not an answer over one that is.
+                    // A later item wins, but never an item that is not an
+                    // answer over one that is.
                     if answer || !slot.1 {
                         *slot = (row, answer);
                     }

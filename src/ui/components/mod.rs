@@ -2,10 +2,13 @@
 
 pub(crate) mod app;
 pub(crate) mod approval_card;
+pub(crate) mod branch_nav;
+pub(crate) mod branch_offer;
 pub(crate) mod bubble;
 pub(crate) mod chat;
 pub(crate) mod composer;
 pub(crate) mod copy_button;
+pub(crate) mod edit_box;
 pub(crate) mod export_progress;
 pub(crate) mod frame_refusal;
 pub(crate) mod gateway_prompt;
@@ -23,6 +26,7 @@ pub(crate) mod settings_panel;
 pub(crate) mod shortcut_help;
 pub(crate) mod sidebar;
 pub(crate) mod status;
+pub(crate) mod steer_button;
 pub(crate) mod thread_menu;
 pub(crate) mod timeline;
 pub(crate) mod tool_card;
