@@ -46,6 +46,11 @@ pub fn EditBox(row_key: RowKey, message_id: String, text: String) -> impl IntoVi
         let id = browser::random_id("e_");
         rt.act(|s| s.edit_message(&channel, &message_id.get_value(), &text, id));
         steering.editing.set(None);
+        // The edit is sent and its answer comes below: writing goes on in
+        // the message box.
+        if let Some(el) = browser::composer() {
+            let _ = el.focus();
+        }
     };
     let on_keydown = move |ev: KeyboardEvent| {
         if ime.owns(&ev) {
