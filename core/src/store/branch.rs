@@ -84,9 +84,8 @@ impl Store {
 
     /// `branch.switched`: the rows past `fork_seq` go and the rest of the
     /// new path loads after it. A switch this client cannot place (an
-    /// unknown thread is ignored; a revision that goes back, a fork past
-    /// the thread's end, a window that does not reach the end) reloads
-    /// the newest page instead.
+    /// unknown thread is ignored; a revision that goes back or a fork past
+    /// the thread's end) reloads the newest page instead.
     pub(super) fn on_branch_switched(&mut self, s: BranchSwitched) -> Vec<Effect> {
         let channel = s.channel_id;
         let Some(c) = self.channels.get_mut(&channel) else {
@@ -104,13 +103,21 @@ impl Store {
             Some(held) if held > s.branch_rev => return self.reload(&channel),
             _ => {}
         }
-        if s.fork_seq > c.meta.last_seq || c.has_newer {
+        if s.fork_seq > c.meta.last_seq {
             return self.reload(&channel);
         }
         drop_after(c, s.fork_seq);
         c.branches.rev = Some(s.branch_rev);
         self.changes.push(Change::Order(channel.clone()));
-        self.request_page(&channel, PageRequest::After(s.fork_seq))
+        // A window opened in the middle (it does not reach the end) goes on
+        // one page at a time below the fork, as it pages down; one that
+        // reaches the end loads the whole rest of the new path.
+        let next = if c.has_newer {
+            PageRequest::Newer(s.fork_seq)
+        } else {
+            PageRequest::After(s.fork_seq)
+        };
+        self.request_page(&channel, next)
     }
 
     /// Whether a listed revision says this client missed a switch of a

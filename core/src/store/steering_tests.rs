@@ -188,3 +188,26 @@ fn an_offline_copy_of_a_path_the_gateway_left_is_replaced_whole() {
     s.apply(frame(page), 1.0);
     assert_eq!(texts(&s, "c1"), ["user:t1", "assistant:t2", "user:t7"]);
 }
+
+#[test]
+fn a_switch_in_a_window_opened_mid_thread_keeps_the_rows_above_the_fork() {
+    let mut s = Store::new();
+    s.apply(frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel("c1", 100)]})), 0.0);
+    let effects = s.open_at("c1".into(), 50);
+    assert_eq!(history_get(&effects)[0].around, Some(50));
+    let items: Vec<_> = (45..=55).map(|seq| user(seq, &format!("t{seq}"))).collect();
+    s.apply(frame(json!({"type":"history","channel_id":"c1","around":50,"has_more":true,"has_newer":true,"branch_rev":1,"items":items})), 0.0);
+    // The path changes below item 48: the rows above stay, and the window
+    // goes on below the fork one page at a time (not the newest page).
+    let effects = s.apply(switched(48, 2), 1.0);
+    assert_eq!(
+        texts(&s, "c1"),
+        ["user:t45", "user:t46", "user:t47", "user:t48"]
+    );
+    let asked = history_get(&effects);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!((asked[0].after, asked[0].limit), (Some(48), None));
+    s.apply(frame(json!({"type":"history","channel_id":"c1","after":48,"has_more":false,"has_newer":false,"branch_rev":2,"items":[user(101, "new")]})), 1.0);
+    assert_eq!(texts(&s, "c1").last().map(String::as_str), Some("user:new"));
+    assert!(!s.channel("c1").is_some_and(|c| c.has_newer));
+}
