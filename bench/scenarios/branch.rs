@@ -82,6 +82,23 @@ pub async fn run(page: &Page<'_>, static_dir: &Path, sizes: Sizes, report: &mut 
     );
     let seen = page.collect(t0).await;
     let until = painted.unwrap_or(seen.now);
+    // Where the time went: the gateway's answer, the new path's page, the
+    // client's work until the paint.
+    let arrived = |kind: &str| {
+        seen.socket
+            .iter()
+            .find(|s| s.kind() == kind && s.start() >= t0)
+            .map_or(f64::NAN, |s| s.start() - t0)
+    };
+    report.note(
+        SCENARIO,
+        format!(
+            "after the click: branch.switched at {:.0} ms, the new path's history at {:.0} ms, painted at {:.0} ms",
+            arrived("branch.switched"),
+            arrived("history"),
+            until - t0
+        ),
+    );
     report_long_tasks(
         report,
         SCENARIO,
