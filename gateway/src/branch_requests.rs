@@ -6,15 +6,13 @@
 use std::sync::Arc;
 
 use aria_protocol::{
-    BranchCause, BranchSelect, BranchSwitched, ErrorCode, InChannel, MessageEdit, MessageItem,
-    Role, ServerFrame, TurnRegenerate,
+    BranchCause, BranchSelect, BranchSwitched, ErrorCode, InChannel, MessageEdit, ServerFrame,
+    TurnRegenerate,
 };
 
 use crate::app::App;
-use crate::clock::now_ms;
 use crate::hub::{ConnId, Hub};
-use crate::ids;
-use crate::message_text::checked_text;
+use crate::message_text::{checked_text, user_message};
 use crate::request_error::RequestError;
 use crate::store::tree::Switch;
 use crate::store::{Edited, Refusal, Regenerated, Selected};
@@ -37,19 +35,7 @@ pub async fn edit(
         ));
     }
     let text = checked_text(&req.text).map_err(|(code, message)| fail(code, message))?;
-    let item = MessageItem {
-        seq: 0,
-        message_id: ids::message_id(),
-        role: Role::User,
-        text,
-        reasoning: None,
-        model: None,
-        tokens: None,
-        ts: now_ms(),
-        turn_id: None,
-        client_msg_id: Some(req.client_msg_id.clone()),
-        branch: None,
-    };
+    let item = user_message(text, req.client_msg_id.clone());
     let turns = Arc::clone(&app.turns);
     let (channel_id, message_id) = (req.channel_id.clone(), req.message_id.clone());
     let device = device_id.to_string();

@@ -5,17 +5,16 @@ use std::sync::Arc;
 use aria_protocol::{
     valid_title, ApprovalRespond, ChannelCreate, ChannelCreated, ChannelDeleted, ChannelList,
     ChannelRef, ChannelRename, ChannelRenamed, ClientFrame, ErrorCode, History, HistoryGet,
-    InChannel, MessageItem, MessageSend, Role, ServerFrame,
+    InChannel, MessageSend, ServerFrame,
 };
 
 use crate::app::App;
 use crate::approvals::Answer;
 use crate::branch_requests;
-use crate::clock::now_ms;
 use crate::history::PageQuery;
 use crate::hub::{ConnId, Hub};
 use crate::ids;
-use crate::message_text::checked_text;
+use crate::message_text::{checked_text, user_message};
 use crate::request_error::RequestError;
 use crate::store::{Store, StoreError};
 use crate::title::{derive_title, DEFAULT_TITLE};
@@ -302,19 +301,7 @@ fn accept(
             client_msg_id: auto.then(|| client_msg_id.clone()),
         }));
     }
-    let item = MessageItem {
-        seq: 0,
-        message_id: ids::message_id(),
-        role: Role::User,
-        text,
-        reasoning: None,
-        model: None,
-        tokens: None,
-        ts: now_ms(),
-        turn_id: None,
-        client_msg_id: Some(client_msg_id),
-        branch: None,
-    };
+    let item = user_message(text, client_msg_id);
     // Logged (committed) before the echo leaves: an echoed message is never lost.
     let sent = store.send_user(&channel_id, item)?;
     hub.publish(&ServerFrame::Message(InChannel {

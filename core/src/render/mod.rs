@@ -1,5 +1,7 @@
 //! Pure text → HTML and text → text helpers (no DOM; host-tested).
 
+/// What an approval card's buttons and outcome line say.
+pub mod approval;
 /// A thread as a Markdown or JSON file, built page by page.
 pub mod export;
 /// Durations, token counts, argument JSON and previews for display.

@@ -12,6 +12,9 @@ mod branch;
 mod branch_offer;
 mod branches;
 mod channel;
+mod channel_list;
+mod errors;
+mod history;
 mod id_map;
 mod jump;
 mod navigator;
@@ -20,7 +23,9 @@ mod pending_sends;
 mod row;
 mod row_key;
 mod search;
+mod streaming;
 mod timeline;
+mod tools;
 mod turn;
 
 #[cfg(test)]

@@ -242,6 +242,11 @@ impl Turn {
     /// Sends a final, not streamed assistant `message`.
     pub async fn message(&mut self, reply: Reply) -> Result<(), TurnError> {
         self.check()?;
+        self.log_message(reply).await
+    }
+
+    /// Logs an assistant `message` and sends it to every device.
+    async fn log_message(&mut self, reply: Reply) -> Result<(), TurnError> {
         let item = self.assistant_item(ids::message_id(), reply);
         let channel_id = self.channel_id.clone();
         self.outbox

@@ -2,10 +2,7 @@
 //! an assistant message saying how it ended, so its node exists in the
 //! thread's tree, can be regenerated and is shown to every device.
 
-use aria_protocol::{InChannel, ServerFrame};
-
 use super::{Reply, Turn, TurnError};
-use crate::ids;
 
 impl Turn {
     /// Logs and sends the note of a turn that logged nothing, if it did not.
@@ -26,21 +23,10 @@ impl Turn {
             Err(TurnError::Cancelled) => "Stopped before an answer.",
             Err(_) => "The agent failed before answering.",
         };
-        let item = self.assistant_item(
-            ids::message_id(),
-            Reply {
-                text: text.to_string(),
-                ..Reply::default()
-            },
-        );
-        let channel_id = self.channel_id.clone();
-        self.outbox
-            .run(move |store, hub| {
-                let item = store.append(&channel_id, item)?;
-                hub.publish(&ServerFrame::Message(InChannel { channel_id, item }));
-                Ok(())
-            })
-            .await?;
-        Ok(())
+        self.log_message(Reply {
+            text: text.to_string(),
+            ..Reply::default()
+        })
+        .await
     }
 }
