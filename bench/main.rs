@@ -4,7 +4,7 @@
 //! (which builds everything first); `bench/README.md` explains the numbers.
 //!
 //! ```text
-//! bench [--smoke] [--only load,decode,stream,flood,burst,thread,jump,export,code,search,lighthouse,gateway] [--out FILE]
+//! bench [--smoke] [--only load,decode,stream,flood,burst,thread,jump,branch,export,code,search,lighthouse,gateway] [--out FILE]
 //! bench [--smoke] --peer open-webui [--out FILE]
 //! ```
 //!
@@ -43,6 +43,7 @@ const ALL: &[&str] = &[
     "burst",
     "thread",
     "jump",
+    "branch",
     "export",
     "code",
     "search",
@@ -189,8 +190,9 @@ async fn main() {
         gateway_load::run(load, &mut report).await;
     }
     let run = match &client {
-        Some((dist, _)) => {
-            browser_scenarios(&in_browser, &gateway, dist, sizes, command, &mut report).await
+        Some((dist, served)) => {
+            let dirs = (dist.as_path(), served.path());
+            browser_scenarios(&in_browser, &gateway, dirs, sizes, command, &mut report).await
         }
         None => {
             let mut run = RunInfo::gather(command, "none (gateway-only scenarios)".to_string());
@@ -206,7 +208,7 @@ async fn main() {
 async fn browser_scenarios(
     names: &[&str],
     gateway: &Gateway,
-    dist: &std::path::Path,
+    (dist, served): (&std::path::Path, &std::path::Path),
     sizes: Sizes,
     command: String,
     report: &mut Report,
@@ -236,6 +238,7 @@ async fn browser_scenarios(
             "burst" => scenarios::burst::run(&page, &urls, sizes, report).await,
             "thread" => scenarios::thread::run(&page, &urls, sizes, report).await,
             "jump" => scenarios::jump::run(&page, &urls, sizes, report).await,
+            "branch" => scenarios::branch::run(&page, served, sizes, report).await,
             "export" => scenarios::export::run(&page, &urls, sizes, report).await,
             "code" => scenarios::code::run(&page, &urls, sizes, report).await,
             _ => unreachable!("scenario names are checked in options()"),

@@ -32,8 +32,8 @@ mod e2e {
 // motion and 200 % text are honoured.
 #[path = "e2e_a11y"]
 mod e2e_a11y {
-    mod axe_states;
-    mod keyboard;
+    pub(crate) mod axe_states;
+    pub(crate) mod keyboard;
     mod live_regions;
     mod motion_and_zoom;
 }
@@ -60,6 +60,24 @@ mod e2e_approvals {
     mod attention;
     mod demo;
     mod devices;
+}
+
+// Branches (§12) in the browser against the reference gateway and its
+// demo agent: steering a thread and every device following it.
+//
+// | File | Proves |
+// |---|---|
+// | `steer.rs` | edit a middle message, regenerate twice, back to the first answer and to the first version with the branch below restored; a second device follows each switch; a reload keeps the path; disabled with "Stop the agent first" while a turn runs |
+// | `offers.rs` | a search hit on another branch says so and opens with "Show this branch" (only that click switches); a deep link to an item off the path does the same |
+// | `away.rs` | a device away while the path changed reloads by `branch_rev` when back: the new path whole, nothing of the old one, nothing twice |
+// | `keys.rs` | IME Enter (real composition events) never sends from the composer or the edit box, a blur ends a composition; Up edits the last message, Alt+R regenerates, the arrows by keyboard keep the focus; axe finds nothing on the new controls |
+#[path = "e2e_branches"]
+mod e2e_branches {
+    mod away;
+    mod helpers;
+    mod keys;
+    mod offers;
+    mod steer;
 }
 
 // Offline reading in the browser: the real client and the real gateway

@@ -1,6 +1,7 @@
 //! One module per scenario of the benchmark; each measures, then adds its
 //! metrics (with targets), checks and notes to the report.
 
+pub mod branch;
 pub mod burst;
 pub mod code;
 pub mod decode;
@@ -79,6 +80,8 @@ pub struct Sizes {
     pub loads: usize,
     /// Rounds of the search scenario's queries.
     pub search_rounds: usize,
+    /// Items of the thread a branch is switched in.
+    pub branch_items: u64,
 }
 
 impl Sizes {
@@ -92,6 +95,7 @@ impl Sizes {
         decode_turns: 10_000,
         loads: 5,
         search_rounds: 6,
+        branch_items: 10_000,
     };
 
     pub const SMOKE: Sizes = Sizes {
@@ -104,6 +108,7 @@ impl Sizes {
         decode_turns: 200,
         loads: 1,
         search_rounds: 1,
+        branch_items: 400,
     };
 }
 

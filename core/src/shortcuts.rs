@@ -1,8 +1,9 @@
 //! Keyboard shortcuts: which key press does what, and the table the help
 //! dialog shows. Pure; `src/ui/hooks/shortcuts.rs` listens and carries them out.
 //!
-//! Chosen not to take browser keys: Alt+N, Alt+↑/↓ and Ctrl+/ have no
-//! default in Chromium or Firefox; Ctrl/Cmd+K (the address bar's search)
+//! Chosen not to take browser keys: Alt+N, Alt+R, Alt+↑/↓ and Ctrl+/
+//! have no default in Chromium or Firefox; ↑ in an empty message box
+//! (edit the last message) is what chat apps do, and moves nothing there; Ctrl/Cmd+K (the address bar's search)
 //! is the usual "search in this app" and is taken over only here.
 //! Single keys (`?`, `/`) never fire while typing in a field.
 
@@ -16,6 +17,10 @@ pub enum Action {
     StopTurn,
     PreviousThread,
     NextThread,
+    /// Edit the open thread's last own message.
+    EditLast,
+    /// Regenerate the open thread's last answer.
+    Regenerate,
 }
 
 /// One key press, as the browser reports it.
@@ -52,6 +57,8 @@ pub struct Context {
     pub typing: bool,
     /// The focus is in the composer.
     pub in_composer: bool,
+    /// The composer holds no text.
+    pub composer_empty: bool,
     /// The open thread's agent is working.
     pub busy: bool,
     /// A dialog or menu is open: it has the keyboard.
@@ -72,9 +79,13 @@ pub fn action(p: &Press, cx: Context) -> Option<Action> {
         "/" if command => Some(Action::FocusComposer),
         "/" if plain && !cx.typing => Some(Action::Search),
         "?" if plain && !cx.typing => Some(Action::Help),
+        "ArrowUp" if plain && !p.shift && cx.in_composer && cx.composer_empty && !cx.busy => {
+            Some(Action::EditLast)
+        }
         "ArrowUp" if alt_only(p) => Some(Action::PreviousThread),
         "ArrowDown" if alt_only(p) => Some(Action::NextThread),
         _ if alt_only(p) && p.code == "KeyN" => Some(Action::NewThread),
+        _ if alt_only(p) && p.code == "KeyR" && !cx.busy => Some(Action::Regenerate),
         _ => None,
     }
 }
@@ -91,6 +102,8 @@ pub const HELP: &[(&str, &str)] = &[
     ("Ctrl+/ / ⌘/", "Focus the message box"),
     ("Esc in the message box, Ctrl+. / ⌘.", "Stop the agent"),
     ("Alt+↑ / Alt+↓", "Previous / next thread"),
+    ("↑ in an empty message box", "Edit your last message"),
+    ("Alt+R", "Regenerate the last answer"),
 ];
 
 /// The thread `step` places from `current` in the list (`None`: from
@@ -119,6 +132,7 @@ mod tests {
     const IDLE: Context = Context {
         typing: false,
         in_composer: false,
+        composer_empty: false,
         busy: false,
         modal: false,
     };
@@ -203,6 +217,53 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn up_in_an_empty_composer_edits_and_alt_r_regenerates_while_idle() {
+        let empty = Context {
+            composer_empty: true,
+            ..TYPING
+        };
+        let up = key("ArrowUp");
+        assert_eq!(action(&up, empty), Some(Action::EditLast));
+        // Text in the box: the arrow moves the caret.
+        assert_eq!(action(&up, TYPING), None);
+        // Elsewhere, or with a modifier, or while the agent works: not it.
+        let outside = Context {
+            composer_empty: true,
+            in_composer: false,
+            ..TYPING
+        };
+        assert_eq!(action(&up, outside), None);
+        let shift_up = Press {
+            shift: true,
+            ..key("ArrowUp")
+        };
+        assert_eq!(action(&shift_up, empty), None);
+        let busy = Context {
+            busy: true,
+            ..empty
+        };
+        assert_eq!(action(&up, busy), None);
+        let alt_r = Press {
+            alt: true,
+            code: "KeyR",
+            ..key("®")
+        };
+        assert_eq!(action(&alt_r, TYPING), Some(Action::Regenerate));
+        assert_eq!(action(&alt_r, IDLE), Some(Action::Regenerate));
+        assert_eq!(action(&alt_r, Context { busy: true, ..IDLE }), None);
+        let plain_r = Press {
+            code: "KeyR",
+            ..key("r")
+        };
+        assert_eq!(action(&plain_r, IDLE), None);
+        // Both are in the help dialog's table.
+        assert!(HELP.iter().any(|(_, what)| what.contains("Edit your last")));
+        assert!(HELP
+            .iter()
+            .any(|(k, what)| *k == "Alt+R" && what.contains("Regenerate")));
     }
 
     #[test]

@@ -69,6 +69,8 @@ fn frame() -> impl Strategy<Value = Value> {
         (ch.clone(), 0u64..12, prop::collection::vec(0u64..14, 0..4), 0u32..5).prop_map(|(c, s, sib, i)| json!({"type":"message","channel_id":c,"message_id":format!("h{s}"),"seq":s,"role":"user","text":"b","branch":{"siblings":sib,"index":i}})),
         (ch.clone(), prop::collection::vec(0u64..12, 0..6), 0u64..5, any::<bool>()).prop_map(|(c, seqs, r, more)| json!({"type":"history","channel_id":c,"has_more":more,"branch_rev":r,
             "items": seqs.iter().map(|s| json!({"type":"message","seq":s,"message_id":format!("h{s}"),"role":"user","text":"p","branch":{"siblings":[s, s + 1],"index":0}})).collect::<Vec<_>>()})),
+        (ch.clone(), 0u64..12, pick(TURNS), prop::collection::vec(0u64..14, 0..4), 0u32..5).prop_map(|(c, s, t, sib, i)| json!({"type":"message","channel_id":c,"message_id":format!("a{s}"),"seq":s,"role":"assistant","text":"b","turn_id":t,"branch":{"siblings":sib,"index":i}})),
+        (ch.clone(), pick(&["not_found", "bad_request", "unsupported"]), prop::option::of(pick(&["e1", "r1"]))).prop_map(|(c, code, k)| json!({"type":"error","code":code,"message":"","channel_id":c,"client_msg_id":k})),
         // Malformed and unknown frames.
         Just(json!({"type":"message.update","channel_id":"c1"})),
         Just(json!({"type":"tool.end","channel_id":"c1","index":"one"})),
@@ -87,6 +89,10 @@ enum Step {
     Lost,
     Respond(&'static str, &'static str, Choice),
     SwitchBranch(&'static str, u64, i64),
+    OpenHit(&'static str, u64, Option<bool>),
+    ShowBranch,
+    EditLast(&'static str),
+    RegenerateLast(&'static str),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -99,6 +105,10 @@ fn step() -> impl Strategy<Value = Step> {
         2 => (pick(CHANNELS), pick(REQUESTS), prop::sample::select(vec![Choice::Once, Choice::Session, Choice::Always, Choice::Deny, Choice::Other]))
             .prop_map(|(c, r, x)| Step::Respond(c, r, x)),
         1 => (pick(CHANNELS), 0u64..12, prop::sample::select(vec![-1i64, 1])).prop_map(|(c, s, d)| Step::SwitchBranch(c, s, d)),
+        1 => (pick(CHANNELS), 0u64..14, prop::option::of(any::<bool>())).prop_map(|(c, s, p)| Step::OpenHit(c, s, p)),
+        1 => Just(Step::ShowBranch),
+        1 => pick(CHANNELS).prop_map(Step::EditLast),
+        1 => pick(CHANNELS).prop_map(Step::RegenerateLast),
     ]
 }
 
@@ -122,6 +132,17 @@ fn check_invariants(store: &Store) {
                 branch.fits(*seq),
                 "a branch kept that does not fit item {seq}: {branch:?}"
             );
+        }
+        // Every navigator stands on a shown row and reads a fitting branch.
+        for (key, nav) in store.navigators(&c.meta.channel_id) {
+            assert_eq!(t.get(&key).and_then(|r| r.seq), Some(nav.seq));
+            assert!(nav.branch.fits(nav.seq));
+            assert!(nav
+                .position()
+                .starts_with(&(nav.branch.index + 1).to_string()));
+        }
+        if let Some(o) = store.branch_offer() {
+            assert_eq!(store.active(), Some(o.channel.as_str()));
         }
         for row in t.rows() {
             if let RowBody::Assistant(a) = &row.body {
@@ -174,6 +195,16 @@ proptest! {
                 Step::Lost => { store.connection_lost(); Vec::new() }
                 Step::Respond(c, r, x) => store.respond(c, r, x),
                 Step::SwitchBranch(c, seq, d) => store.switch_branch(c, seq, d),
+                Step::OpenHit(c, seq, on_path) => store.open_hit(c.to_string(), seq, on_path),
+                Step::ShowBranch => store.show_offered_branch(),
+                Step::EditLast(c) => match store.last_editable(c) {
+                    Some(e) => store.edit_message(c, &e.message_id, "again", "e1".into()),
+                    None => Vec::new(),
+                },
+                Step::RegenerateLast(c) => match store.last_answer_turn(c) {
+                    Some(t) => store.regenerate(c, &t, "r1".into()),
+                    None => Vec::new(),
+                },
             };
             // Every frame the store asks to send must encode; an answer
             // leaves its request answering, so a second one cannot follow.

@@ -31,7 +31,7 @@ async fn active(b: &Browser, css: &str) -> Value {
 }
 
 /// Fails unless the focus is on `css`, with a visible ring.
-async fn assert_focus(b: &Browser, css: &str, step: &str) {
+pub(crate) async fn assert_focus(b: &Browser, css: &str, step: &str) {
     let a = b
         .poll(&format!("the focus on {css} ({step})"), secs(5), || async {
             let a = active(b, css).await;
@@ -49,7 +49,7 @@ async fn assert_focus(b: &Browser, css: &str, step: &str) {
 
 /// Presses Tab (Shift+Tab when `back`) until the focus is on `css`; every
 /// element passed on the way must show its focus ring.
-async fn tab_to(b: &Browser, css: &str, back: bool) {
+pub(crate) async fn tab_to(b: &Browser, css: &str, back: bool) {
     let mut path = Vec::new();
     for _ in 0..40 {
         if back {
@@ -77,7 +77,7 @@ async fn tab_to(b: &Browser, css: &str, back: bool) {
 }
 
 /// Types `text` as key presses into whatever has the focus.
-async fn type_keys(b: &Browser, text: &str) {
+pub(crate) async fn type_keys(b: &Browser, text: &str) {
     for c in text.chars() {
         press(b, &[c]).await;
     }

@@ -164,6 +164,9 @@ struct Job<P> {
     loose: usize,
     done: u64,
     total: u64,
+    /// The `branch_rev` the pages were read at (§12): the file holds one
+    /// path only.
+    branch_rev: Option<u64>,
 }
 
 /// At most one export at a time, plus the replies it no longer wants.
@@ -216,6 +219,7 @@ impl<P> Exporter<P> {
             loose: 0,
             done: 0,
             total,
+            branch_rev: None,
         });
         if online {
             self.resume(now_ms)
@@ -277,6 +281,20 @@ impl<P> Exporter<P> {
             return None;
         };
         job.awaiting = None;
+        match (job.branch_rev, h.branch_rev) {
+            (Some(held), Some(read)) if held != read => {
+                // The active path changed under the export: pages of two
+                // paths would mix, so it starts over from the newest.
+                job.pages.clear();
+                job.loose = 0;
+                job.done = 0;
+                job.next_before = NEWEST;
+                job.branch_rev = None;
+                return Some(Step::Next(self.pacer.wait_ms(now_ms)));
+            }
+            (None, read) => job.branch_rev = read,
+            _ => {}
+        }
         // Only what is older than asked, once each, in seq order: a gateway
         // that repeats or reorders cannot duplicate or loop.
         let mut items: Vec<HistoryItem> = h
@@ -409,5 +427,7 @@ fn grouped(n: u64) -> String {
     out
 }
 
+#[cfg(test)]
+mod branch_tests;
 #[cfg(test)]
 mod tests;

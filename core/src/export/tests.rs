@@ -21,7 +21,7 @@ fn page(channel: &str, n: u64, req: &HistoryGet) -> History {
 }
 
 /// Parts kept as the text itself.
-struct Texts;
+pub(super) struct Texts;
 
 impl Parts for Texts {
     type Part = String;

@@ -103,7 +103,9 @@ pub fn page_of(c: &ChannelState) -> Option<History> {
         before: None,
         after: None,
         around: None,
-        branch_rev: None,
+        // The path it was read on: a device that comes back after a
+        // switch then reloads instead of joining two paths (§12).
+        branch_rev: c.branches.rev,
     })
 }
 

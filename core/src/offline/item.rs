@@ -26,7 +26,7 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
             }
             HistoryItem::Message(MessageItem {
                 seq,
-                message_id,
+                message_id: u.message_id.clone().unwrap_or(message_id),
                 role: Role::User,
                 text: u.text.clone(),
                 reasoning: None,
@@ -241,6 +241,7 @@ mod tests {
             ts: 0,
             body: RowBody::User(UserMessage {
                 text: "queued".into(),
+                message_id: None,
                 client_msg_id: Some("k_1".into()),
                 send: SendState::Pending,
             }),

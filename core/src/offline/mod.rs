@@ -9,6 +9,8 @@ mod item;
 mod recency;
 mod record;
 
+#[cfg(test)]
+pub use cache::page_of;
 pub use cache::{OfflineCache, OfflineView, Summary, Writes};
 pub use item::item_of;
 pub use recency::Recency;

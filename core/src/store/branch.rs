@@ -89,15 +89,15 @@ impl Store {
 
     /// `branch.switched`: the rows past `fork_seq` go and the rest of the
     /// new path loads after it. A switch this client cannot place (an
-    /// unknown thread is ignored; a revision that goes back, a fork past
-    /// the thread's end, a window that does not reach the end) reloads
-    /// the newest page instead.
+    /// unknown thread is ignored; a revision that goes back or a fork past
+    /// the thread's end) reloads the newest page instead.
     pub(super) fn on_branch_switched(&mut self, s: BranchSwitched) -> Vec<Effect> {
         let channel = s.channel_id;
         let Some(c) = self.channels.get_mut(&channel) else {
             return Vec::new();
         };
         c.meta.branch_rev = Some(s.branch_rev);
+        c.branches.selecting = false;
         self.changes.push(Change::Channels);
         if !c.loaded {
             // Nothing held: the thread's first page reads the new path.
@@ -108,13 +108,21 @@ impl Store {
             Some(held) if held > s.branch_rev => return self.reload(&channel),
             _ => {}
         }
-        if s.fork_seq > c.meta.last_seq || c.has_newer {
+        if s.fork_seq > c.meta.last_seq {
             return self.reload(&channel);
         }
         drop_after(c, s.fork_seq);
         c.branches.rev = Some(s.branch_rev);
         self.changes.push(Change::Order(channel.clone()));
-        self.request_page(&channel, PageRequest::After(s.fork_seq))
+        // A window opened in the middle (it does not reach the end) goes on
+        // one page at a time below the fork, as it pages down; one that
+        // reaches the end loads the whole rest of the new path.
+        let next = if c.has_newer {
+            PageRequest::Newer(s.fork_seq)
+        } else {
+            PageRequest::After(s.fork_seq)
+        };
+        self.request_page(&channel, next)
     }
 
     /// Whether a listed revision says this client missed a switch of a
@@ -132,6 +140,7 @@ impl Store {
         };
         c.timeline.take_logged();
         c.ahead.clear();
+        c.offline_newest = None;
         c.branches = Branches::default();
         for r in c.requests.iter_mut() {
             *r = PageRequest::Stale;
@@ -199,6 +208,10 @@ impl Store {
         if !self.can_branch(channel) {
             return Vec::new();
         }
+        if let Some(c) = self.channels.get_mut(channel) {
+            c.branches.selecting = true;
+        }
+        self.reveal = Some((channel.to_string(), seq));
         vec![Effect::Send(ClientFrame::BranchSelect(BranchSelect {
             channel_id: channel.to_string(),
             seq,
@@ -208,7 +221,44 @@ impl Store {
     /// Edit, regenerate and the arrows work only while no turn runs in the
     /// thread (§12: the gateway refuses them then).
     pub fn can_branch(&self, channel: &str) -> bool {
-        self.online && self.channels.get(channel).is_some_and(|c| !c.is_busy())
+        self.branch_blocker(channel).is_none()
+    }
+
+    /// Why edit, regenerate and the arrows do not work in a thread now.
+    pub fn branch_blocker(&self, channel: &str) -> Option<BranchBlocker> {
+        if self.branching_unsupported {
+            return Some(BranchBlocker::Unsupported);
+        }
+        if !self.online {
+            return Some(BranchBlocker::Offline);
+        }
+        match self.channels.get(channel) {
+            Some(c) if !c.is_busy() => None,
+            Some(_) => Some(BranchBlocker::Busy),
+            None => Some(BranchBlocker::Offline),
+        }
+    }
+}
+
+/// What keeps a thread from being steered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BranchBlocker {
+    /// A turn runs or is queued: Stop comes first.
+    Busy,
+    /// Not connected (or the thread is not known to the gateway).
+    Offline,
+    /// The gateway cannot branch: the controls are not offered.
+    Unsupported,
+}
+
+impl BranchBlocker {
+    /// The tooltip of a control that cannot work now.
+    pub fn reason(self) -> &'static str {
+        match self {
+            BranchBlocker::Busy => "Stop the agent first",
+            BranchBlocker::Offline => "Not connected to the gateway",
+            BranchBlocker::Unsupported => "This gateway cannot branch",
+        }
     }
 }
 

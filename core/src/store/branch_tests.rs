@@ -11,7 +11,7 @@ use crate::protocol::{Branch, HistoryGet, ServerFrame};
 
 /// Thread c1 with six logged messages read at `branch_rev` 1, item 3 a
 /// user message with a sibling at 7.
-fn branched_store() -> Store {
+pub(super) fn branched_store() -> Store {
     let mut s = Store::new();
     s.apply(frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel("c1", 7)]})), 0.0);
     s.open(Some("c1".into()));
@@ -30,7 +30,7 @@ fn branched_store() -> Store {
     s
 }
 
-fn history_get(effects: &[Effect]) -> Vec<HistoryGet> {
+pub(super) fn history_get(effects: &[Effect]) -> Vec<HistoryGet> {
     sent(effects)
         .into_iter()
         .filter_map(|f| match f {
@@ -40,11 +40,11 @@ fn history_get(effects: &[Effect]) -> Vec<HistoryGet> {
         .collect()
 }
 
-fn newest_reload(effects: &[Effect]) -> bool {
+pub(super) fn newest_reload(effects: &[Effect]) -> bool {
     matches!(&history_get(effects)[..], [h] if h.before.is_none() && h.after.is_none() && h.around.is_none())
 }
 
-fn switched(fork_seq: u64, branch_rev: u64) -> ServerFrame {
+pub(super) fn switched(fork_seq: u64, branch_rev: u64) -> ServerFrame {
     frame(
         json!({"type":"branch.switched","channel_id":"c1","fork_seq":fork_seq,"branch_rev":branch_rev,"cause":"select"}),
     )

@@ -13,6 +13,8 @@ pub struct Branches {
     pub rev: Option<u64>,
     /// The `branch` of each loaded item that has one, by seq.
     pub at: BTreeMap<u64, Branch>,
+    /// A `branch.select` is in flight (its refusal names only the thread).
+    pub selecting: bool,
 }
 
 impl Branches {

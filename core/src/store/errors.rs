@@ -33,6 +33,20 @@ impl Store {
             }
         }
         if let Some(id) = &e.channel_id {
+            if e.code == ErrorCode::NotFound {
+                if let Some(effects) = self.around_refused(id) {
+                    return effects;
+                }
+            }
+            if self.branch_refused(id, &e.code, e.client_msg_id.is_some()) {
+                let text = if e.message.is_empty() {
+                    format!("The gateway refused to change this branch ({:?}).", e.code)
+                } else {
+                    e.message
+                };
+                self.notify(text);
+                return Vec::new();
+            }
             if let Some(c) = self.channels.get_mut(id) {
                 // A failed page request would otherwise spin forever.
                 c.requests.clear();

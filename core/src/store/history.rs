@@ -176,6 +176,7 @@ impl Store {
         if let Some((seq, answered)) = landed {
             self.landed(&channel, seq, answered);
         }
+        self.reveal_selected(&channel);
         match more {
             Some(from) => self.request_page(&channel, PageRequest::After(from)),
             None => Vec::new(),

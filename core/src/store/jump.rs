@@ -120,7 +120,7 @@ impl Store {
         }
     }
 
-    fn set_focus(&mut self, channel: &str, seq: u64) {
+    pub(super) fn set_focus(&mut self, channel: &str, seq: u64) {
         let key = self
             .channels
             .get(channel)

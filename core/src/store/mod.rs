@@ -9,6 +9,7 @@
 mod apply;
 mod approval;
 mod branch;
+mod branch_offer;
 mod branches;
 mod channel;
 mod channel_list;
@@ -16,6 +17,7 @@ mod errors;
 mod history;
 mod id_map;
 mod jump;
+mod navigator;
 mod nesting;
 mod offline;
 mod pending_sends;
@@ -35,15 +37,20 @@ mod jump_tests;
 #[cfg(test)]
 mod plan_tests;
 #[cfg(test)]
+mod steering_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::VecDeque;
 
 use id_map::IdMap;
 
+pub use branch::BranchBlocker;
+pub use branch_offer::BranchOffer;
 pub use branches::Branches;
 pub use channel::{ChannelState, PageRequest};
 pub use jump::Focus;
+pub use navigator::{Editable, Navigator, NodeKind};
 pub use nesting::NestedCount;
 pub use pending_sends::PendingSend;
 pub use row::{
@@ -142,6 +149,12 @@ pub struct Store {
     active: Option<String>,
     /// An item to open in place (channel, seq), until its page arrives.
     jump: Option<(String, u64)>,
+    /// An item on another branch the open thread offers to show.
+    offer: Option<BranchOffer>,
+    /// The item a selection went to, brought on screen once loaded.
+    reveal: Option<(String, u64)>,
+    /// The gateway answered a branch request `unsupported` (§12).
+    branching_unsupported: bool,
     focus: Option<Focus>,
     search: crate::search::SearchState,
     /// Pending sends typed in the "new thread" pane, until auto-threading
@@ -309,6 +322,9 @@ impl Store {
     /// Opens a thread (`None`: the new thread pane) and loads it if needed.
     pub fn open(&mut self, channel: Option<String>) -> Vec<Effect> {
         if self.active != channel {
+            if self.offer.as_ref().map(|o| &o.channel) != channel.as_ref() {
+                self.offer = None;
+            }
             self.active = channel.clone();
             self.changes.push(Change::Active);
         }

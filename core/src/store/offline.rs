@@ -45,10 +45,15 @@ impl Store {
             let newest = page.items.iter().filter_map(HistoryItem::seq).max();
             c.offline_newest = newest;
             let id = page.channel_id.clone();
+            let rev = page.branch_rev;
             self.apply(ServerFrame::History(page), now_ms);
-            // A kept send of the thread reads after the copy, as it was.
-            if let (Some(c), Some(n)) = (self.channels.get_mut(&id), newest) {
-                c.timeline.anchor_live_at(n);
+            if let Some(c) = self.channels.get_mut(&id) {
+                // A newest page read on another path replaces the copy.
+                c.branches.rev = rev;
+                // A kept send of the thread reads after the copy, as it was.
+                if let Some(n) = newest {
+                    c.timeline.anchor_live_at(n);
+                }
             }
         }
     }

@@ -33,6 +33,7 @@ impl PendingSend {
             ts: self.created_ms as i64,
             body: RowBody::User(UserMessage {
                 text: self.text.clone(),
+                message_id: None,
                 client_msg_id: Some(self.client_msg_id.clone()),
                 send: match &self.failed {
                     Some(why) => SendState::Failed(why.clone()),

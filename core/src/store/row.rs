@@ -33,6 +33,9 @@ pub enum RowBody {
 #[derive(Debug, Clone, PartialEq)]
 pub struct UserMessage {
     pub text: String,
+    /// The gateway's id of the logged message (`None` while pending): what
+    /// an edit names.
+    pub message_id: Option<String>,
     pub client_msg_id: Option<String>,
     pub send: SendState,
 }
@@ -156,6 +159,7 @@ impl Row {
         let body = match item.role {
             Role::User => RowBody::User(UserMessage {
                 text: item.text,
+                message_id: Some(item.message_id.clone()),
                 client_msg_id: item.client_msg_id.clone(),
                 send: SendState::Delivered,
             }),

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::ui::components::branch_offer::BranchOfferBar;
 use crate::ui::components::composer::Composer;
 use crate::ui::components::status::ConnectionStatus;
 use crate::ui::components::timeline::Timeline;
@@ -38,6 +39,7 @@ pub fn Chat(settings_open: RwSignal<bool>, drawer_open: RwSignal<bool>) -> impl 
                 <button type="button" class="icon-button" data-testid="open-settings" aria-label="Settings"
                     on:click=move |_| settings_open.set(true)>"⚙"</button>
             </header>
+            <BranchOfferBar />
             <Timeline />
             <Composer />
         </main>

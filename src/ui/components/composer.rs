@@ -1,9 +1,11 @@
-//! The message box: Enter sends, Shift+Enter starts a new line. Sending
-//! works offline too: the message waits with the pending sends.
+//! The message box: Enter sends (never the Enter of an input method),
+//! Shift+Enter starts a new line. Sending works offline too: the message
+//! waits with the pending sends.
 
 use leptos::prelude::*;
 use web_sys::KeyboardEvent;
 
+use crate::ui::hooks::ime::ImeGuard;
 use crate::ui::wiring::runtime::Runtime;
 
 #[component]
@@ -24,10 +26,10 @@ pub fn Composer() -> impl IntoView {
             let _ = el.focus();
         }
     };
+    let ime = ImeGuard::new();
     let on_keydown = move |ev: KeyboardEvent| {
         // Enter while an IME is composing picks a candidate, not send.
-        let ime = crate::shortcuts::ime_owns(ev.is_composing(), ev.key_code());
-        if ev.key() == "Enter" && !ev.shift_key() && !ime {
+        if ev.key() == "Enter" && !ev.shift_key() && !ime.owns(&ev) {
             ev.prevent_default();
             submit();
         }
@@ -53,7 +55,10 @@ pub fn Composer() -> impl IntoView {
                 placeholder="Message the agent (Enter to send, Shift+Enter for a new line)"
                 prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))
-                on:keydown=on_keydown></textarea>
+                on:keydown=on_keydown
+                on:compositionstart=move |_| ime.start()
+                on:compositionend=move |_| ime.end()
+                on:blur=move |_| ime.blur()></textarea>
             <Show when=busy>
                 <button type="button" class="stop-button" data-testid="stop" on:click=stop aria-label="Stop the agent">"■"</button>
             </Show>

@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use crate::display::{expander_shown, row_visible, work_unfolded, RowKind};
 use crate::store::{Row, RowBody, RowKey};
 use crate::ui::components::approval_card::ApprovalCard;
+use crate::ui::components::branch_nav::BranchNav;
 use crate::ui::components::bubble::{AnswerBubble, CommentaryBubble, UserBubble};
 use crate::ui::components::plan_card::PlanCard;
 use crate::ui::components::tool_card::ToolCard;
@@ -99,7 +100,7 @@ pub fn RowView(row_key: RowKey) -> impl IntoView {
     view! {
         <div class="row" node_ref=root data-key=row_key.to_string() data-seq=seq class:hidden=move || !row_shown()>
             {expander.map(|e| view! { <WorkExpander e /> })}
-            <div class="row-body" class:hidden=move || !visible()>{body}</div>
+            <div class="row-body" class:hidden=move || !visible()>{body}<BranchNav row_key=row_key.clone() /></div>
         </div>
     }
     .into_any()

@@ -2,7 +2,9 @@
 //! (debounced), newest first, each with its thread, time and snippet with
 //! the query's words marked. A snippet is untrusted: it is split into text
 //! nodes and `<mark>` elements, never parsed as HTML. Arrow keys move
-//! through the hits, Enter opens one in place, Escape clears.
+//! through the hits, Enter opens one in place, Escape clears. A hit on
+//! another branch (§12) says so, and opens the thread with an offer to
+//! show that branch instead of switching by itself.
 
 use std::time::Duration;
 
@@ -57,7 +59,7 @@ pub fn SearchBox(drawer_open: RwSignal<bool>) -> impl IntoView {
     };
     let open = move |hit: Hit| {
         browser::push_item_hash(&hit.channel_id, hit.seq);
-        rt.act(|s| s.open_at(hit.channel_id, hit.seq));
+        rt.act(|s| s.open_hit(hit.channel_id, hit.seq, hit.on_path));
         drawer_open.set(false);
     };
     let on_keydown = move |ev: KeyboardEvent| {
@@ -204,6 +206,9 @@ fn HitView(hit: Hit, query: String) -> impl IntoView {
     view! {
         <div class="search-hit-head">
             <span class="search-hit-title">{title}</span>
+            {(hit.on_path == Some(false)).then(|| view! {
+                <span class="search-hit-branch" data-testid="hit-other-branch">"on another branch"</span>
+            })}
             <time class="search-hit-time">{local_time(hit.ts)}</time>
         </div>
         <div class="search-hit-snippet" data-testid="search-snippet">

@@ -3,6 +3,7 @@
 
 pub(crate) mod attention;
 pub(crate) mod clock;
+pub(crate) mod ime;
 pub(crate) mod long_press;
 pub(crate) mod shortcuts;
 pub(crate) mod visual_viewport;

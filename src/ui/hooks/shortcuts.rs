@@ -45,15 +45,20 @@ fn context(rt: Runtime, ev: &KeyboardEvent) -> Context {
         matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
             || el.is_content_editable()
     });
-    let in_composer = target
+    let composer = target
         .as_ref()
-        .is_some_and(|el| el.id() == "composer-input");
+        .filter(|el| el.id() == "composer-input")
+        .and_then(|el| {
+            el.dyn_ref::<web_sys::HtmlTextAreaElement>()
+                .map(|t| t.value())
+        });
     let modal = document()
         .and_then(|d| d.query_selector(MODAL).ok().flatten())
         .is_some();
     Context {
         typing,
-        in_composer,
+        in_composer: composer.is_some(),
+        composer_empty: composer.is_some_and(|text| text.is_empty()),
         busy: active_busy(rt).is_some(),
         modal,
     }
@@ -89,6 +94,8 @@ fn run(rt: Runtime, help_open: RwSignal<bool>, act: Action) {
                 rt.act(|s| s.cancel_turn(&id));
             }
         }
+        Action::EditLast => edit_last(rt),
+        Action::Regenerate => regenerate_last(rt),
         Action::PreviousThread | Action::NextThread => {
             let step = if act == Action::NextThread { 1 } else { -1 };
             let list = thread_order();
@@ -99,6 +106,31 @@ fn run(rt: Runtime, help_open: RwSignal<bool>, act: Action) {
                 go(Some(id));
             }
         }
+    }
+}
+
+/// Opens the edit box of the open thread's last own message.
+fn edit_last(rt: Runtime) {
+    let Some(id) = rt.view.active.get_untracked() else {
+        return;
+    };
+    let steering = rt.view.steering;
+    if steering.blocker.get_untracked().is_some() {
+        return;
+    }
+    if let Some(last) = rt.read(|s| s.last_editable(&id)).flatten() {
+        steering.editing.set(Some(last.key));
+    }
+}
+
+/// Regenerates the open thread's last answer.
+fn regenerate_last(rt: Runtime) {
+    let Some(id) = rt.view.active.get_untracked() else {
+        return;
+    };
+    if let Some(turn) = rt.read(|s| s.last_answer_turn(&id)).flatten() {
+        let cmid = browser::random_id("r_");
+        rt.act(|s| s.regenerate(&id, &turn, cmid));
     }
 }
 

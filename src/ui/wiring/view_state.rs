@@ -14,12 +14,14 @@
 mod nests;
 mod projection;
 mod row_signals;
+mod steering;
 mod turn_work;
 
 use leptos::prelude::*;
 
 pub use nests::Nests;
 pub use projection::{ChannelSummary, DraftEvent, PagingView, SearchView, TurnView};
+pub use steering::SteeringView;
 pub use turn_work::WorkCount;
 
 use crate::net::Status;
@@ -53,6 +55,8 @@ pub struct ViewState {
     pub notices: RwSignal<Vec<Notice>>,
     pub diagnostics: RwSignal<Diagnostics>,
     pub pending_sends_len: RwSignal<usize>,
+    /// Edit, regenerate and the branch navigators of the open thread.
+    pub steering: SteeringView,
 }
 
 impl ViewState {
@@ -74,6 +78,7 @@ impl ViewState {
             notices: RwSignal::new(Vec::new()),
             diagnostics: RwSignal::new(Diagnostics::default()),
             pending_sends_len: RwSignal::new(0),
+            steering: SteeringView::new(),
         }
     }
 
@@ -150,6 +155,8 @@ impl ViewState {
                 self.focus.set(Some((f.key.clone(), n)));
             }
         }
+        self.steering
+            .sync(store, &active, reset, order, channels || turn);
         if turn || order {
             let turn = store
                 .channel(&active)

@@ -138,7 +138,9 @@ impl VirtualList {
                     inserted,
                 } if at == self.heights.len() => {
                     // Appended: O(k log n), the common case while a turn runs.
-                    for key in &order[at..(at + inserted).min(order.len())] {
+                    // Clamped: `order` is the list after every edit, and a
+                    // later one (a branch switch) may have removed these.
+                    for key in &order[at.min(order.len())..(at + inserted).min(order.len())] {
                         let h = self.height_of(key);
                         self.heights.push(h);
                     }
@@ -152,7 +154,8 @@ impl VirtualList {
                 } => {
                     // Rows that stay keep their heights (and estimates), so
                     // nothing moves but what the edit moved.
-                    let fresh: Vec<f64> = order[at..(at + inserted).min(order.len())]
+                    let fresh: Vec<f64> = order
+                        [at.min(order.len())..(at + inserted).min(order.len())]
                         .iter()
                         .map(|k| self.height_of(k))
                         .collect();
@@ -464,3 +467,7 @@ fn mark(el: &Element, on: bool) {
 fn set_height(el: &HtmlElement, px: f64) {
     let _ = el.style().set_property("height", &crate::render::px(px));
 }
+
+#[cfg(test)]
+#[path = "virtual_list_tests.rs"]
+mod tests;

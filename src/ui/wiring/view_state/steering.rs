@@ -1,0 +1,64 @@
+//! What the steering controls of the open thread read (§12): each row's
+//! "‹ 2/3 ›" navigator, whether edit, regenerate and the arrows work now
+//! (no turn runs, the gateway can branch), the offer to show an item on
+//! another branch, and the user message being edited in place.
+
+use std::collections::HashMap;
+
+use leptos::prelude::*;
+
+use super::set_if_changed;
+use crate::store::{BranchBlocker, BranchOffer, Navigator, RowKey, Store};
+
+#[derive(Clone, Copy)]
+pub struct SteeringView {
+    pub navigators: RwSignal<HashMap<RowKey, Navigator>>,
+    /// Why the controls do not work now (`None`: they do).
+    pub blocker: RwSignal<Option<BranchBlocker>>,
+    pub offer: RwSignal<Option<BranchOffer>>,
+    /// The user message whose edit box is open.
+    pub editing: RwSignal<Option<RowKey>>,
+}
+
+impl SteeringView {
+    pub fn new() -> SteeringView {
+        SteeringView {
+            navigators: RwSignal::new(HashMap::new()),
+            blocker: RwSignal::new(Some(BranchBlocker::Offline)),
+            offer: RwSignal::new(None),
+            editing: RwSignal::new(None),
+        }
+    }
+
+    /// After the open thread changed (`reset`), its rows moved (`order`)
+    /// or its state did (`channels`: busy, online, the offer).
+    pub(super) fn sync(
+        &self,
+        store: &Store,
+        active: &str,
+        reset: bool,
+        order: bool,
+        channels: bool,
+    ) {
+        if reset {
+            set_if_changed(self.editing, None);
+        }
+        if order || channels {
+            set_if_changed(self.navigators, store.navigators(active));
+        }
+        if channels || reset {
+            set_if_changed(self.blocker, store.branch_blocker(active));
+            set_if_changed(self.offer, store.branch_offer().cloned());
+        }
+        if order {
+            // The message being edited left the path (another device's
+            // switch): its edit box goes with it.
+            let gone = self
+                .editing
+                .with_untracked(|e| e.as_ref().is_some_and(|k| store.row(active, k).is_none()));
+            if gone {
+                self.editing.set(None);
+            }
+        }
+    }
+}
