@@ -1,5 +1,7 @@
 //! Pure text → HTML and text → text helpers (no DOM; host-tested).
 
+/// Mermaid diagrams: limits, the image's text alternative, error lines.
+pub mod diagram;
 /// A thread as a Markdown or JSON file, built page by page.
 pub mod export;
 /// Durations, token counts, argument JSON and previews for display.
