@@ -33,11 +33,11 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    /// Mermaid's error, with the line it names.
-    pub fn failed(message: &str) -> Self {
+    /// Mermaid's error about `source`, with the line of `source` it names.
+    pub fn failed(source: &str, message: &str) -> Self {
         let message: String = message.trim().chars().take(2_000).collect();
         Self::Failed {
-            line: error_line(&message),
+            line: error_line(&message).map(|n| source_line(source, n)),
             message,
         }
     }
@@ -85,6 +85,48 @@ pub fn error_line(message: &str) -> Option<usize> {
         .take_while(char::is_ascii_digit)
         .collect();
     digits.parse().ok().filter(|&n| n > 0)
+}
+
+/// The line of `source` that Mermaid's line `reported` is: Mermaid parses
+/// the source without its front matter, its `%%{…}%%` directives and its
+/// `%%` comment lines, and without the blank lines this leaves at its
+/// start, so its line numbers skip those. A number past the end names the
+/// last line (Mermaid reports an unexpected end there).
+pub fn source_line(source: &str, reported: usize) -> usize {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut parsed = Vec::with_capacity(lines.len());
+    let mut at = 0;
+    if lines.first().map(|l| l.trim()) == Some("---") {
+        if let Some(end) = lines.iter().skip(1).position(|l| l.trim() == "---") {
+            at = end + 2;
+        }
+    }
+    while at < lines.len() {
+        let line = lines[at].trim();
+        let directive = line.starts_with("%%{");
+        if directive {
+            // A directive may span lines; what is left of it is one line.
+            while at < lines.len() && !lines[at].contains("}%%") {
+                at += 1;
+            }
+        }
+        let comment = line.starts_with("%%") && !directive && line.len() > 2;
+        let blank_start = parsed.is_empty() && (directive || line.is_empty());
+        if !comment && !blank_start {
+            parsed.push(at + 1);
+        }
+        at += 1;
+    }
+    let last = lines
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .unwrap_or(0)
+        + 1;
+    parsed
+        .get(reported.saturating_sub(1))
+        .copied()
+        .unwrap_or(last)
+        .min(last)
 }
 
 /// The image's text alternative: "Diagram: " and the diagram's own title
@@ -172,19 +214,40 @@ mod tests {
     }
 
     #[test]
+    fn mermaids_line_numbers_map_back_to_the_source() {
+        let plain = "flowchart TD\n  A --> B\n  B -->> C\n  C --> D";
+        assert_eq!(source_line(plain, 3), 3);
+        // An unexpected end is reported past the last line.
+        assert_eq!(source_line(plain, 5), 4);
+        assert_eq!(source_line(&format!("{plain}\n\n"), 9), 4);
+        let directive = "%%{init: {\"theme\": \"dark\"}}%%\nflowchart LR\n  A --> B\n  B -->> C";
+        assert_eq!(source_line(directive, 3), 4);
+        let comments = "flowchart LR\n%% a comment\n  A --> B\n  %% another\n  B -->> C";
+        assert_eq!(source_line(comments, 3), 5);
+        let front = "---\ntitle: T\n---\n\nflowchart LR\n  A -->> B";
+        assert_eq!(source_line(front, 2), 6);
+        let long_directive = "%%{init: {\n  \"theme\": \"dark\"\n}}%%\nflowchart LR\n  A -->> B";
+        assert_eq!(source_line(long_directive, 2), 5);
+        assert_eq!(source_line("", 1), 1);
+    }
+
+    #[test]
     fn a_failure_notes_its_line() {
-        let r = Refusal::failed("  Parse error on line 2:\nbad  ");
+        let r = Refusal::failed("x\ny\nz", "  Parse error on line 2:\nbad  ");
         assert_eq!(r.line(), Some(2));
         assert_eq!(
             r.note(),
             "Diagram could not be drawn (line 2): Parse error on line 2:\nbad"
         );
         assert_eq!(
-            Refusal::failed("boom").note(),
+            Refusal::failed("", "boom").note(),
             "Diagram could not be drawn: boom"
         );
         assert_eq!(Refusal::TooLong(7).line(), None);
-        assert!(Refusal::failed(&"x".repeat(10_000)).note().len() < 2_100);
+        assert!(Refusal::failed("", &"x".repeat(10_000)).note().len() < 2_100);
+        // The note names the source's line, not Mermaid's.
+        let r = Refusal::failed("%% c\nflowchart LR\nA -->> B", "Parse error on line 2:");
+        assert_eq!(r.line(), Some(3));
     }
 
     #[test]
