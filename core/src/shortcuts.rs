@@ -91,6 +91,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("Ctrl+/ / ⌘/", "Focus the message box"),
     ("Esc in the message box, Ctrl+. / ⌘.", "Stop the agent"),
     ("Alt+↑ / Alt+↓", "Previous / next thread"),
+    ("Enter or Ctrl+C / ⌘C on a formula", "Copy its LaTeX"),
 ];
 
 /// The thread `step` places from `current` in the list (`None`: from

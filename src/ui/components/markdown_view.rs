@@ -131,7 +131,8 @@ pub fn MarkdownView(
 
     let say = use_context::<Announcer>();
     view! {
-        <div class="markdown" on:click=move |ev| on_click(ev, say) on:copy=math_copy::on_copy>
+        <div class="markdown" on:click=move |ev| on_click(ev, say)
+            on:keydown=move |ev| math_copy::on_key(ev, say) on:copy=math_copy::on_copy>
             <div class="md-stable" node_ref=stable></div>
             <div class="md-tail" node_ref=tail></div>
         </div>
