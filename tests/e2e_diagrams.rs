@@ -106,7 +106,7 @@ return Array.from(document.querySelectorAll('.msg-assistant .code-block'))
     return {
       state: b.getAttribute('data-diagram'),
       img: img && {
-        blob: img.src.startsWith('blob:'), alt: img.alt, theme: img.getAttribute('data-theme'),
+        blob: img.currentSrc.startsWith('blob:'), png: img.hasAttribute('srcset'), alt: img.alt, theme: img.getAttribute('data-theme'),
         shown: !img.closest('[hidden]') && img.getBoundingClientRect().width > 0,
         decoded: img.complete && img.naturalWidth > 0,
       },
@@ -172,7 +172,7 @@ fn a_diagram_is_an_inert_image_and_nothing_is_fetched() {
         let b = &page.browser;
         let blocks = settled(b).await;
         let good = &blocks[0];
-        let want = json!({"blob": true, "alt": "Diagram: Build pipeline", "theme": good["img"]["theme"],
+        let want = json!({"blob": true, "png": true, "alt": "Diagram: Build pipeline", "theme": good["img"]["theme"],
                           "shown": true, "decoded": true});
         if good["state"] != "drawn" || good["img"] != want || good["sourceShown"] != false {
             b.fail(&format!("the good diagram must show as an image: {good}"))
@@ -315,7 +315,7 @@ fn diagrams_follow_the_theme_and_pass_axe() {
         for theme in ["dark", "light"] {
             let old = b
                 .js(
-                    "return document.querySelector('img.diagram-img').src;",
+                    "return document.querySelector('img.diagram-img').currentSrc;",
                     vec![],
                 )
                 .await;
@@ -380,7 +380,7 @@ fn blob_urls_are_revoked_when_rows_unmount() {
         settled(b).await;
         let url = b
             .js(
-                "return document.querySelector('img.diagram-img').src;",
+                "return document.querySelector('img.diagram-img').currentSrc;",
                 vec![],
             )
             .await;

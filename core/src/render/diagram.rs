@@ -11,6 +11,9 @@ pub const MAX_SOURCE_CHARS: usize = 50_000;
 /// kept in memory as a blob for as long as its answer is on screen.
 pub const MAX_SVG_CHARS: usize = 4_000_000;
 
+/// A larger PNG of a drawing is refused, like a longer SVG.
+pub const MAX_PNG_BYTES: usize = 16_000_000;
+
 /// How long a text alternative may get, in characters.
 const MAX_ALT_CHARS: usize = 200;
 

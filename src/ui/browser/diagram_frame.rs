@@ -14,17 +14,26 @@ use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::render::diagram::MAX_SVG_CHARS;
+use crate::render::diagram::{MAX_PNG_BYTES, MAX_SVG_CHARS};
 
 /// The renderer page, relative to the app's page.
 const FRAME_URL: &str = "mm/frame.html";
 
+/// A drawing, as the frame made it.
+pub enum Drawing {
+    /// PNG bytes, drawn at this many pixels per CSS pixel: decoded off the
+    /// main thread when shown.
+    Png(js_sys::ArrayBuffer, f64),
+    /// SVG text, when the frame could not rasterize it.
+    Svg(String),
+}
+
 /// What the frame answered for one diagram.
 pub enum Answer {
-    /// The SVG, and the diagram's own title and description (`accTitle`,
-    /// `accDescr`), if it has them.
+    /// The drawing, and the diagram's own title and description
+    /// (`accTitle`, `accDescr`), if it has them.
     Drawn {
-        svg: String,
+        drawing: Drawing,
         title: Option<String>,
         description: Option<String>,
     },
@@ -181,9 +190,10 @@ fn start_frame() -> Option<web_sys::HtmlIFrameElement> {
     Some(frame)
 }
 
-/// `["ready"]` once, then `[id, svg, null, title, description]` or
-/// `[id, null, error]` per request. Messages from anything but the frame
-/// are not this module's.
+/// `["ready"]` once, then per request `[id, null, null, title,
+/// description, png, density]`, `[id, svg, null, title, description]` or
+/// `[id, null, error]`. Messages from anything but the frame are not this
+/// module's.
 fn on_message(ev: web_sys::MessageEvent) {
     let source = ev.source();
     if !FRAME.with(|f| f.borrow().sent_by(source)) {
@@ -205,18 +215,37 @@ fn on_message(ev: web_sys::MessageEvent) {
     let Some(done) = FRAME.with(|f| f.borrow_mut().take(id as u32)) else {
         return;
     };
+    done(read_answer(&answer).unwrap_or_else(Answer::Failed));
+}
+
+/// The answer's drawing within the size caps, or why there is none.
+fn read_answer(answer: &js_sys::Array) -> Result<Answer, String> {
     let text = |i: u32| answer.get(i).as_string();
-    done(match (text(1), text(2)) {
-        (Some(svg), _) if svg.len() <= MAX_SVG_CHARS => Answer::Drawn {
-            svg,
-            title: text(3),
-            description: text(4),
-        },
-        (Some(svg), _) => Answer::Failed(format!(
-            "the drawing is too large ({} characters of SVG)",
-            svg.len()
-        )),
-        (None, Some(error)) => Answer::Failed(error),
-        (None, None) => Answer::Failed("no answer from the renderer".to_string()),
-    });
+    if let Some(error) = text(2) {
+        return Err(error);
+    }
+    let png = answer.get(5).dyn_into::<js_sys::ArrayBuffer>().ok();
+    let density = answer.get(6).as_f64().filter(|d| *d > 0.0 && d.is_finite());
+    let drawing = match (png, density, text(1)) {
+        (Some(png), _, _) if png.byte_length() as usize > MAX_PNG_BYTES => {
+            return Err(format!(
+                "the drawing is too large ({} bytes of PNG)",
+                png.byte_length()
+            ))
+        }
+        (Some(png), Some(density), _) => Drawing::Png(png, density),
+        (_, _, Some(svg)) if svg.len() > MAX_SVG_CHARS => {
+            return Err(format!(
+                "the drawing is too large ({} characters of SVG)",
+                svg.len()
+            ))
+        }
+        (_, _, Some(svg)) => Drawing::Svg(svg),
+        _ => return Err("no answer from the renderer".to_string()),
+    };
+    Ok(Answer::Drawn {
+        drawing,
+        title: text(3),
+        description: text(4),
+    })
 }

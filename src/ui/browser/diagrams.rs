@@ -1,8 +1,9 @@
 //! Mermaid code blocks drawn as diagrams: a complete ```mermaid block
 //! (the highlighter hands it over, so a block still streaming stays code)
 //! is sent to the renderer frame (`diagram_frame`), and its SVG shown as an
-//! `<img>` from a `blob:` URL: an image runs no script and fetches nothing,
-//! and the SVG never enters the page's DOM. The block keeps its source
+//! `<img>` from a `blob:` URL (a PNG the frame rasterized, else the SVG):
+//! an image runs no script and fetches nothing, and the SVG never enters
+//! the page's DOM. The block keeps its source
 //! (hidden while the diagram shows; the head's Source button toggles it,
 //! its Copy button copies it). A diagram that fails shows its source with
 //! Mermaid's message and the line it names marked. Diagrams are drawn
@@ -11,10 +12,10 @@
 
 use std::cell::RefCell;
 
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 
 use crate::render::diagram::{alt_text, check_source, Refusal};
-use crate::ui::browser::diagram_frame::{self, dark_theme, Answer};
+use crate::ui::browser::diagram_frame::{self, dark_theme, Answer, Drawing};
 
 /// The block's state, on `.code-block[data-diagram]`: `pending`, `drawn`,
 /// `source` (drawn, the source shown instead) or `failed`. Which of the
@@ -50,12 +51,12 @@ fn request(block: web_sys::Element, code: web_sys::Element, source: String) {
         }
         match answer {
             Answer::Drawn {
-                svg,
+                drawing,
                 title,
                 description,
             } => {
                 let alt = alt_text(&source, title.as_deref(), description.as_deref());
-                show_image(&block, &svg, &alt, dark);
+                show_image(&block, &drawing, &alt, dark);
             }
             Answer::Failed(message) => {
                 show_failure(&block, &code, &Refusal::failed(&source, &message))
@@ -64,10 +65,10 @@ fn request(block: web_sys::Element, code: web_sys::Element, source: String) {
     });
 }
 
-/// Puts the SVG into the block's image (made on the first drawing), and
-/// the Source toggle into its head.
-fn show_image(block: &web_sys::Element, svg: &str, alt: &str, dark: bool) -> Option<()> {
-    let url = blob_url(svg)?;
+/// Puts the drawing into the block's image (made on the first drawing),
+/// and the Source toggle into its head.
+fn show_image(block: &web_sys::Element, drawing: &Drawing, alt: &str, dark: bool) -> Option<()> {
+    let url = blob_url(drawing)?;
     let doc = block.owner_document()?;
     let img = match block.query_selector("img.diagram-img").ok()? {
         Some(img) => img,
@@ -85,10 +86,18 @@ fn show_image(block: &web_sys::Element, svg: &str, alt: &str, dark: bool) -> Opt
     };
     let _ = img.set_attribute("alt", alt);
     let _ = img.set_attribute("data-theme", if dark { "dark" } else { "light" });
-    if let Some(old) = img.get_attribute("src") {
-        revoke(&old);
+    release(&img);
+    match drawing {
+        // Its CSS size is its pixels over their density.
+        Drawing::Png(_, density) => {
+            let _ = img.remove_attribute("src");
+            let _ = img.set_attribute("srcset", &format!("{url} {density:.4}x"));
+        }
+        Drawing::Svg(_) => {
+            let _ = img.remove_attribute("srcset");
+            let _ = img.set_attribute("src", &url);
+        }
     }
-    let _ = img.set_attribute("src", &url);
     BLOBS.with(|b| b.borrow_mut().push((url, img)));
     if block.get_attribute(STATE).as_deref() != Some("source") {
         set_state(block, "drawn");
@@ -146,9 +155,7 @@ fn show_failure(block: &web_sys::Element, code: &web_sys::Element, refusal: &Ref
         return;
     };
     if let Some(img) = block.query_selector("img.diagram-img").ok().flatten() {
-        if let Some(url) = img.get_attribute("src") {
-            revoke(&url);
-        }
+        release(&img);
     }
     if let Some(figure) = block.query_selector(".diagram").ok().flatten() {
         figure.remove();
@@ -204,17 +211,32 @@ fn mark_line(doc: &web_sys::Document, code: &web_sys::Element, line: usize) {
     }
 }
 
-fn blob_url(svg: &str) -> Option<String> {
-    let parts = js_sys::Array::of1(&svg.into());
+fn blob_url(drawing: &Drawing) -> Option<String> {
+    let (part, kind): (JsValue, _) = match drawing {
+        Drawing::Png(bytes, _) => (bytes.into(), "image/png"),
+        Drawing::Svg(svg) => (svg.into(), "image/svg+xml"),
+    };
     let options = web_sys::BlobPropertyBag::new();
-    options.set_type("image/svg+xml");
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).ok()?;
+    options.set_type(kind);
+    let blob = web_sys::Blob::new_with_buffer_source_sequence_and_options(
+        &js_sys::Array::of1(&part),
+        &options,
+    )
+    .ok()?;
     web_sys::Url::create_object_url_with_blob(&blob).ok()
 }
 
-fn revoke(url: &str) {
-    let _ = web_sys::Url::revoke_object_url(url);
-    BLOBS.with(|b| b.borrow_mut().retain(|(u, _)| u != url));
+/// Revokes the blob URLs `img` has shown.
+fn release(img: &web_sys::Element) {
+    BLOBS.with(|b| {
+        b.borrow_mut().retain(|(url, shown_by)| {
+            let keep = shown_by != img;
+            if !keep {
+                let _ = web_sys::Url::revoke_object_url(url);
+            }
+            keep
+        })
+    });
 }
 
 /// Revokes, once the current task is done, the blob URLs whose image has
