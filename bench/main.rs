@@ -45,6 +45,7 @@ const ALL: &[&str] = &[
     "jump",
     "export",
     "code",
+    "diagram",
     "search",
     "lighthouse",
     "gateway",
@@ -232,6 +233,7 @@ async fn browser_scenarios(
             "jump" => scenarios::jump::run(&page, &urls, sizes, report).await,
             "export" => scenarios::export::run(&page, &urls, sizes, report).await,
             "code" => scenarios::code::run(&page, &urls, sizes, report).await,
+            "diagram" => scenarios::diagram::run(&page, &urls, report).await,
             _ => unreachable!("scenario names are checked in options()"),
         }
     }
