@@ -124,7 +124,7 @@ if (deferred.url) {
 // in md/, named in index.html by the build) once the app has started, not
 // in its first load: markdown shows as text until its exports are in
 // `window.__ariaMarkdown` (null if it could not be loaded), announced by an
-// `aria-markdown` event (src/ui/markdown_module.rs).
+// `aria-markdown` event (src/ui/browser/markdown_module.rs).
 const markdown = document.querySelector('meta[name="aria-markdown"]');
 try {
   if (!markdown?.content) throw new Error("index.html names no markdown module");

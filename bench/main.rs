@@ -153,11 +153,17 @@ async fn main() {
     let seeded = wants("thread") || wants("jump") || wants("export") || wants("search");
     let mut extra_args = Vec::new();
     if seeded {
-        extra_args = vec!["--seed-channel".to_string(), sizes.seed_items.to_string()];
+        extra_args = vec![
+            "--seed-channel".to_string(),
+            sizes.seed_items.to_string(),
+            "--seed-forks".to_string(),
+            sizes.seed_forks.to_string(),
+        ];
     }
     eprintln!(
-        "bench: starting the gateway (seeding {} items)…",
-        if seeded { sizes.seed_items } else { 0 }
+        "bench: starting the gateway (seeding {} items, {} forks)…",
+        if seeded { sizes.seed_items } else { 0 },
+        if seeded { sizes.seed_forks } else { 0 }
     );
     let gateway = Gateway::start(GatewayOpts {
         demo_delay_ms: 5,

@@ -1,5 +1,5 @@
 // The code highlighter's Web Worker, started at idle once the app runs
-// or by the first complete code block (src/ui/code_highlight.rs). highlight.js tokenizes here, off the
+// or by the first complete code block (src/ui/browser/code_highlight.rs). highlight.js tokenizes here, off the
 // main thread, and only tokens go back, never highlight.js's own HTML: each
 // token's scope (joined by newlines) and its length, and the client cuts
 // the text it sent itself: one string and one array cross to the main

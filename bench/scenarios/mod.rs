@@ -78,6 +78,10 @@ pub struct Sizes {
     pub burst_frames: usize,
     /// Items logged in the seeded channel.
     pub seed_items: u64,
+    /// Of its questions, how many also have an edited version with its own
+    /// answer off the active path (§12): pages, jumps and search read the
+    /// active path among that many forks.
+    pub seed_forks: u64,
     /// How many items the huge-thread scenario scrolls up through.
     pub scroll_items: u64,
     /// Turns of typical frames replayed through decode + apply.
@@ -94,6 +98,7 @@ impl Sizes {
         flood_calls: 500,
         burst_frames: 10_000,
         seed_items: 100_000,
+        seed_forks: 1_000,
         scroll_items: 5_000,
         decode_turns: 10_000,
         loads: 5,
@@ -105,6 +110,7 @@ impl Sizes {
         flood_calls: 25,
         burst_frames: 500,
         seed_items: 400,
+        seed_forks: 4,
         scroll_items: 150,
         decode_turns: 200,
         loads: 1,

@@ -1,5 +1,5 @@
 //! Keyboard shortcuts: which key press does what, and the table the help
-//! dialog shows. Pure; `ui/shortcuts.rs` listens and carries them out.
+//! dialog shows. Pure; `src/ui/hooks/shortcuts.rs` listens and carries them out.
 //!
 //! Chosen not to take browser keys: Alt+N, Alt+↑/↓ and Ctrl+/ have no
 //! default in Chromium or Firefox; Ctrl/Cmd+K (the address bar's search)

@@ -8,7 +8,6 @@ mod abuse;
 mod approvals;
 mod around;
 mod bad_database;
-mod branch_bench;
 mod branch_context;
 mod branches;
 mod channels;

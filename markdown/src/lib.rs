@@ -14,6 +14,8 @@
 
 /// The markdown dialect every parse uses.
 mod dialect;
+/// HTML escaping of text, and reading it back.
+mod escape;
 /// Streaming markdown: completed blocks are kept, only the tail re-renders.
 mod incremental;
 /// Formulas: delimiters, the currency rule, LaTeX → sanitized MathML.
@@ -30,9 +32,10 @@ mod url_policy;
 #[path = "../../tests/support/xss_corpus.rs"]
 mod xss_corpus;
 
+pub use escape::{escape_into, unescape};
 pub use incremental::{
     completed_prefix_len, unchanged_prefix_len, IncrementalMarkdown, RenderDelta,
 };
 pub use math::MathOptions;
 pub use plain::plain_text;
-pub use render::{escape_into, to_html, to_html_with, unescape};
+pub use render::{to_html, to_html_with};

@@ -14,6 +14,7 @@ use pulldown_cmark::{
 };
 
 use crate::dialect::options;
+use crate::escape::escape_into;
 use crate::math::{math_event, text_event, MathOptions, MathSource};
 use crate::url_policy::{safe_image_src, safe_link_href};
 
@@ -319,7 +320,7 @@ fn image_placeholder<'a>(image: ImageCapture) -> Event<'a> {
 /// one) and a copy button ([`COPY_BUTTON`]), then `<pre><code>`, the
 /// `<pre>` focusable so a long line scrolls by keyboard; `lang` is
 /// already reduced to `[A-Za-z0-9_+-]`. The UI highlights the
-/// `code[data-lang]` of complete blocks (`ui/code_highlight.rs`).
+/// `code[data-lang]` of complete blocks (`src/ui/browser/code_highlight.rs`).
 fn code_block_open(lang: &str) -> String {
     let mut s = String::with_capacity(2 * lang.len() + 300);
     s.push_str("<div class=\"code-block\"><div class=\"code-head\">");
@@ -356,43 +357,6 @@ fn code_language(info: &str) -> String {
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-'))
         .collect()
-}
-
-/// Escapes text for an HTML attribute value or element body.
-pub fn escape_into(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-}
-
-/// The text [`escape_into`] escaped, read back; `None` for any character
-/// reference it does not write (or an `&` cut off from its reference).
-pub fn unescape(html: &str) -> Option<String> {
-    let mut out = String::with_capacity(html.len());
-    let mut rest = html;
-    while let Some(at) = rest.find('&') {
-        out.push_str(&rest[..at]);
-        let reference = &rest[at..];
-        let end = reference.find(';')?;
-        out.push(match &reference[..=end] {
-            "&amp;" => '&',
-            "&lt;" => '<',
-            "&gt;" => '>',
-            "&quot;" => '"',
-            "&#39;" => '\'',
-            _ => return None,
-        });
-        rest = &reference[end + 1..];
-    }
-    out.push_str(rest);
-    Some(out)
 }
 
 #[cfg(test)]

@@ -102,6 +102,11 @@ pub(crate) fn unknown<T>(text: &str, unknown: T) -> Result<T, DecodeError> {
 }
 
 /// The fields of a frame whose `type` is already known, as `T`.
+///
+/// Never inlined: one function per frame type (rather than all of them in
+/// `decode`) lets the client's build leave the decoders of frames that a
+/// first visit does not receive out of its first load.
+#[inline(never)]
 pub(crate) fn body<T: serde::de::DeserializeOwned>(
     text: &str,
     frame_type: &str,

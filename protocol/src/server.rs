@@ -290,6 +290,7 @@ pub struct InChannel<T> {
 impl<T: serde::de::DeserializeOwned> InChannel<T> {
     /// Reads the channel and the item from the same object in two passes
     /// (a derived `flatten` would buffer every field first).
+    #[inline(never)]
     fn decode(text: &str, frame_type: &str) -> Result<Self, DecodeError> {
         #[derive(Deserialize)]
         struct ChannelOnly {

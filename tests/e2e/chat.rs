@@ -205,7 +205,7 @@ async fn snapshot(app: &App) -> Value {
 }
 
 /// The markdown module is warmed up once the page is idle (its code
-/// compiled, a sample laid out off screen: src/ui/markdown_module.rs), and
+/// compiled, a sample laid out off screen: src/ui/browser/markdown_module.rs), and
 /// the code highlighter's worker started; the sample never stays on the
 /// page nor reaches the accessibility tree.
 #[tokio::test]

@@ -1,6 +1,6 @@
 //! Offline reading, the pure part: what is kept of a gateway's threads
 //! (its list and the newest pages of the threads opened last), in which
-//! records, and when they are written. `ui/offline.rs` keeps the records
+//! records, and when they are written. `src/ui/wiring/offline.rs` keeps the records
 //! in IndexedDB; `store/offline.rs` starts from them and reconciles them
 //! with the gateway.
 

@@ -1,5 +1,7 @@
 //! Pure text → HTML and text → text helpers (no DOM; host-tested).
 
+/// What an approval card's buttons and outcome line say.
+pub mod approval;
 /// Mermaid diagrams: limits, the image's text alternative, error lines.
 pub mod diagram;
 /// A thread as a Markdown or JSON file, built page by page.

@@ -11,6 +11,9 @@ mod approval;
 mod branch;
 mod branches;
 mod channel;
+mod channel_list;
+mod errors;
+mod history;
 mod id_map;
 mod jump;
 mod offline;
@@ -18,7 +21,9 @@ mod pending_sends;
 mod row;
 mod row_key;
 mod search;
+mod streaming;
 mod timeline;
+mod tools;
 mod turn;
 
 #[cfg(test)]

@@ -2,10 +2,18 @@
 //! gateway's replies (and errors naming a query) reach it through `apply`.
 
 use super::{Change, Effect, Store};
-use crate::protocol::ClientFrame;
+use crate::protocol::{ClientFrame, SearchResults};
 use crate::search::SearchState;
 
 impl Store {
+    /// A `search.results` frame, for the search field's state.
+    pub(super) fn on_search_results(&mut self, r: SearchResults) -> Vec<Effect> {
+        if self.search.on_results(r) {
+            self.changes.push(Change::Search);
+        }
+        Vec::new()
+    }
+
     pub fn search(&self) -> &SearchState {
         &self.search
     }

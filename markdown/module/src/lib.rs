@@ -1,5 +1,5 @@
 //! The markdown module's exports, for the client's bridge
-//! (`src/ui/markdown_module.rs`, which declares the same names). Each
+//! (`src/ui/browser/markdown_module.rs`, which declares the same names). Each
 //! export takes and returns plain strings and numbers: the two wasm
 //! modules share no memory, only JS values.
 

@@ -11,7 +11,7 @@ use math_core::{LatexToMathML, MathCoreConfig, MathDisplay};
 
 use super::delimiters::Delimiter;
 use super::mathml_sanitize::sanitize_mathml;
-use crate::render::escape_into;
+use crate::escape::escape_into;
 
 /// Longer formulas are not converted (shown as their source): bounds the
 /// converter's time on one update.

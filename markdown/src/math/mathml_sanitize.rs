@@ -299,7 +299,7 @@ fn push_attrs(out: &mut String, attrs: &[(String, String)]) {
         out.push(' ');
         out.push_str(name);
         out.push_str("=\"");
-        crate::render::escape_into(out, value);
+        crate::escape::escape_into(out, value);
         out.push('"');
     }
 }
@@ -310,7 +310,7 @@ fn push_text(out: &mut String, text: &str, open: &[Open]) {
     if text.is_empty() || dropping(open) {
         return;
     }
-    crate::render::escape_into(out, &decode(text));
+    crate::escape::escape_into(out, &decode(text));
 }
 
 /// Decodes the character references the converter writes (`&amp;`, `&lt;`,

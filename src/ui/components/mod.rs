@@ -2,6 +2,8 @@
 
 pub(crate) mod app;
 pub(crate) mod approval_card;
+pub(crate) mod approval_outcome;
+pub(crate) mod approval_request;
 pub(crate) mod bubble;
 pub(crate) mod chat;
 pub(crate) mod composer;
@@ -23,6 +25,8 @@ pub(crate) mod settings_panel;
 pub(crate) mod shortcut_help;
 pub(crate) mod sidebar;
 pub(crate) mod status;
+pub(crate) mod thread_item;
 pub(crate) mod thread_menu;
 pub(crate) mod timeline;
 pub(crate) mod tool_card;
+pub(crate) mod typing_indicator;

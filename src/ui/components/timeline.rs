@@ -6,6 +6,7 @@
 
 mod heights;
 mod keyed_rows;
+mod metrics;
 mod virtual_list;
 mod window;
 
@@ -16,6 +17,7 @@ use wasm_bindgen::prelude::*;
 use crate::store::{Row, RowBody, RowKey, SendState};
 use crate::ui::components::progress_draft::ProgressDraft;
 use crate::ui::components::row_view::{ExpandedTurns, RowView};
+use crate::ui::components::typing_indicator::TypingIndicator;
 use crate::ui::wiring::row_mounts::{MountSink, RowMounts};
 use crate::ui::wiring::runtime::Runtime;
 use keyed_rows::KeyedRows;
@@ -238,17 +240,4 @@ fn newest_row(rt: Runtime) -> Option<RwSignal<Row>> {
 
 fn is_own_pending(row: RwSignal<Row>) -> bool {
     row.with_untracked(|r| matches!(&r.body, RowBody::User(u) if u.send == SendState::Pending))
-}
-
-#[component]
-fn TypingIndicator() -> impl IntoView {
-    let rt = expect_context::<Runtime>();
-    let typing = move || rt.view.turn.with(|t| t.as_ref().is_some_and(|t| t.typing));
-    view! {
-        <Show when=typing>
-            <div class="typing" data-testid="typing" role="img" aria-label="The agent is typing">
-                <span></span><span></span><span></span>
-            </div>
-        </Show>
-    }
 }

@@ -1,6 +1,6 @@
 //! The browser side of [`crate::attention`]: the page title, and the away
 //! marker cleared when the tab is seen again (system notifications are in
-//! `notifications.rs`).
+//! `browser/notifications.rs`).
 
 use leptos::prelude::*;
 

@@ -6,16 +6,20 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use crate::export::{Exporter, Format, Progress, Step};
-use crate::net::{plan, Address, Event, LinkAnswer, PageOrigin, Plan, Socket, Status, Target};
+use crate::export::{Exporter, Progress, Routed};
+use crate::net::{Address, Event, LinkAnswer, Socket};
 use crate::offline::{OfflineCache, OfflineView};
-use crate::protocol::{ClientFrame, ErrorCode, Hello, ServerFrame, PROTOCOL_VERSION};
 use crate::settings::Settings;
 use crate::store::{Change, Effect, PendingSend, Store};
 use crate::ui::browser;
 use crate::ui::browser::notifications;
 use crate::ui::wiring::view_state::ViewState;
 use wasm_bindgen::JsValue;
+
+mod connection;
+mod export;
+
+use connection::page_address;
 
 /// Where the pending sends are kept. The name is older than the word
 /// "pending sends" (the gateway's log is the outbox): sends waiting in a
@@ -57,7 +61,7 @@ pub struct Runtime {
     pub prompt: RwSignal<Option<Prompt>>,
     /// The thread export running, if any.
     pub export: RwSignal<Option<Progress>>,
-    /// What is written to the offline copy (see `ui/offline.rs`), and
+    /// What is written to the offline copy (see `wiring/offline.rs`), and
     /// whether a write is scheduled.
     pub(super) offline: StoredValue<OfflineCache, LocalStorage>,
     pub(super) offline_write: StoredValue<bool, LocalStorage>,
@@ -148,97 +152,6 @@ impl Runtime {
         self.act(|s| s.send(text, id, now));
     }
 
-    /// Starts exporting a thread (one export at a time).
-    pub fn export_thread(&self, channel: &str, format: Format) {
-        let Some((title, total, online)) = self
-            .read(|s| {
-                let c = s.channel(channel)?;
-                Some((c.meta.title.clone(), c.meta.last_seq, s.is_online()))
-            })
-            .flatten()
-        else {
-            return;
-        };
-        let now = browser::now_ms();
-        let tz = browser::utc_offset_minutes();
-        let first = self
-            .core
-            .try_update_value(|c| {
-                c.exporter
-                    .start(channel, &title, format, total, now as i64, tz, online, now)
-            })
-            .flatten();
-        self.send_export(first);
-    }
-
-    pub fn cancel_export(&self) {
-        self.core.update_value(|c| c.exporter.cancel());
-        self.export.set(None);
-    }
-
-    /// Sends an export's page request, and shows where it stands.
-    fn send_export(&self, request: Option<crate::protocol::HistoryGet>) {
-        if let Some(req) = request {
-            let sent = self
-                .socket()
-                .is_some_and(|socket| socket.send(&ClientFrame::HistoryGet(req)));
-            if !sent {
-                // Not connected after all: asked again after `ready`.
-                self.core.update_value(|c| c.exporter.connection_lost());
-            }
-        }
-        let progress = self
-            .core
-            .try_with_value(|c| c.exporter.progress())
-            .flatten();
-        if self.export.get_untracked() != progress {
-            self.export.set(progress);
-        }
-    }
-
-    /// An export's page, taken before the store sees it (the store pairs
-    /// its own replies with its requests in order).
-    fn on_export_page(&self, h: crate::protocol::History) {
-        let now = browser::now_ms();
-        let step = self
-            .core
-            .try_update_value(|c| c.exporter.on_page(h, now, &mut browser::FileParts))
-            .flatten();
-        match step {
-            Some(Step::Next(wait_ms)) => {
-                self.send_export(None);
-                let rt = *self;
-                set_timeout(
-                    move || {
-                        let now = browser::now_ms();
-                        let req = rt
-                            .core
-                            .try_update_value(|c| c.exporter.resume(now))
-                            .flatten();
-                        rt.send_export(req);
-                    },
-                    std::time::Duration::from_millis(wait_ms.ceil() as u64),
-                );
-            }
-            Some(Step::Done(file)) => {
-                browser::download(file);
-                self.send_export(None);
-            }
-            None => {}
-        }
-    }
-
-    pub fn retry_connection(&self) {
-        self.replan(true);
-    }
-
-    /// Simulates a network drop (diagnostics view).
-    pub fn drop_connection(&self) {
-        if let Some(socket) = self.socket() {
-            socket.drop_connection();
-        }
-    }
-
     /// Saves settings; reconnects when that changes the gateway or token.
     pub fn save_settings(&self, next: Settings) {
         let prev = self.settings.get_untracked();
@@ -253,168 +166,28 @@ impl Runtime {
         }
     }
 
-    /// The user's answer about the gateway a link names: yes (with the
-    /// token they entered for it, if any, and "remember"), or no.
-    pub fn answer_link(&self, gateway: Address, connect: bool, token: &str, remember: bool) {
-        let answer = if connect {
-            LinkAnswer::Accepted(gateway.clone())
-        } else {
-            LinkAnswer::Declined(gateway.clone())
-        };
-        self.core.update_value(|c| c.link = answer);
-        let mut next = self.settings.get_untracked();
-        if connect && !token.is_empty() {
-            next.set_token(&gateway, token);
-        }
-        if connect && remember {
-            next.trust(&gateway);
-        }
-        self.save_settings(next);
-        self.replan(false);
-    }
-
-    /// The user's answer about sending the token unencrypted.
-    pub fn answer_plaintext(&self, gateway: Address, send: bool) {
-        if send {
-            let mut next = self.settings.get_untracked();
-            next.allow_plaintext(&gateway);
-            self.save_settings(next);
-            return;
-        }
-        self.ask(None);
-        self.view.status.set(Status::Offline(format!(
-            "the token was not sent, since the connection to {gateway} is not encrypted."
-        )));
-    }
-
-    /// Decides where to connect and connects, or waits for the user's
-    /// answer. `force` reconnects even to the same target ("retry now").
-    fn replan(&self, force: bool) {
-        let Some(socket) = self.socket() else { return };
-        let settings = self.settings.get_untracked();
-        let link = browser::query_param("gateway");
-        let answer = self
-            .core
-            .try_with_value(|c| c.link.clone())
-            .unwrap_or_default();
-        let (protocol, host) = page_location();
-        let page = PageOrigin {
-            protocol: &protocol,
-            host: &host,
-        };
-        let (address, token) = match plan(link.as_deref(), &page, &settings, &answer) {
-            Plan::Connect { address, token } => (address, token),
-            Plan::ConfirmLink(address) => {
-                self.hold(&socket, None, Prompt::Link(address));
-                return;
-            }
-            Plan::ConfirmPlaintext(address) => {
-                self.hold(&socket, Some(address.clone()), Prompt::Plaintext(address));
-                return;
-            }
-            Plan::Unusable(why) => {
-                self.stop(&socket, None);
-                self.ask(None);
-                self.view.status.set(Status::Offline(why));
-                return;
-            }
-        };
-        // The link's gateway, once connected to, stays this page's choice:
-        // forgetting it in Settings takes effect at the next visit.
-        if link.as_deref().and_then(|l| Address::parse(l).ok()) == Some(address.clone()) {
-            let accepted = LinkAnswer::Accepted(address.clone());
-            self.core.update_value(|c| c.link = accepted);
-        }
-        self.ask(None);
-        self.gateway.set(Some(address.clone()));
-        let target = Some((address.clone(), token.clone()));
-        let same = self
-            .core
-            .try_with_value(|c| c.target == target)
-            .unwrap_or(false);
-        if same && !force {
-            return;
-        }
-        self.core.update_value(|c| c.target = target);
-        socket.retarget(Target {
-            url: address.url(),
-            hello: Hello {
-                token,
-                device_id: browser::device_id(),
-                client: CLIENT.to_string(),
-                protocol: PROTOCOL_VERSION,
-            },
-        });
-    }
-
-    /// Disconnects and shows `prompt` until the user answers.
-    fn hold(&self, socket: &Socket, gateway: Option<Address>, prompt: Prompt) {
-        self.stop(socket, gateway);
-        self.ask(Some(prompt));
-        self.view
-            .status
-            .set(Status::Held("waiting for your answer.".into()));
-    }
-
-    /// Shows `prompt` (or none); an unchanged one stays as it is, with
-    /// what the user typed into it.
-    fn ask(&self, prompt: Option<Prompt>) {
-        if self.prompt.get_untracked() != prompt {
-            self.prompt.set(prompt);
-        }
-    }
-
-    fn stop(&self, socket: &Socket, gateway: Option<Address>) {
-        socket.stop();
-        self.core.update_value(|c| c.target = None);
-        self.gateway.set(gateway);
-    }
-
     fn socket(&self) -> Option<Socket> {
         self.core.try_with_value(|c| c.socket.clone()).flatten()
     }
 
     fn on_socket(&self, event: Event) {
         match event {
-            Event::Frame(ServerFrame::History(h))
-                if self
-                    .core
-                    .try_with_value(|c| c.exporter.claims(&h))
-                    .unwrap_or(false) =>
-            {
-                self.on_export_page(h);
-            }
             Event::Frame(frame) => {
                 let now = browser::now_ms();
-                let ready = matches!(frame, ServerFrame::Ready(_));
-                // A thread that is gone, or a refused request, ends its export.
-                let failed = match &frame {
-                    ServerFrame::Error(e)
-                        if e.client_msg_id.is_none() && e.request_id.is_none() =>
-                    {
-                        e.channel_id.clone().or_else(|| {
-                            // Which frame was refused is not said: it may be the export's.
-                            (e.code == ErrorCode::RateLimited)
-                                .then(|| self.export.get_untracked().map(|p| p.channel_id))
-                                .flatten()
-                        })
+                let routed = self.core.try_update_value(|c| c.exporter.route(frame, now));
+                match routed {
+                    Some(Routed::Page(h)) => self.on_export_page(h),
+                    Some(Routed::Store {
+                        frame,
+                        refresh,
+                        request,
+                    }) => {
+                        self.act(|s| s.apply(frame, now));
+                        if refresh {
+                            self.send_export(request);
+                        }
                     }
-                    ServerFrame::ChannelDeleted(d) => Some(d.channel_id.clone()),
-                    _ => None,
-                };
-                self.act(|s| s.apply(frame, now));
-                if let Some(id) = failed {
-                    self.core.update_value(|c| {
-                        c.exporter.abort(&id);
-                    });
-                    self.send_export(None);
-                }
-                if ready {
-                    let again = self
-                        .core
-                        .try_update_value(|c| c.exporter.resume(now))
-                        .flatten();
-                    self.send_export(again);
+                    None => {}
                 }
             }
             Event::Dropped(why) => {
@@ -507,24 +280,4 @@ impl Runtime {
             }
         });
     }
-}
-
-/// `location.protocol` and `location.host`.
-fn page_location() -> (String, String) {
-    let location = browser::location();
-    let protocol = location
-        .as_ref()
-        .and_then(|l| l.protocol().ok())
-        .unwrap_or_default();
-    let host = location
-        .as_ref()
-        .and_then(|l| l.host().ok())
-        .unwrap_or_default();
-    (protocol, host)
-}
-
-/// The page's own gateway, `/ws` on its origin.
-fn page_address() -> Result<Address, String> {
-    let (protocol, host) = page_location();
-    Address::same_origin(&protocol, &host)
 }

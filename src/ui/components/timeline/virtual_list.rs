@@ -26,12 +26,10 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, ResizeObserver, ResizeObserverEntry};
 
 use super::heights::{self, Heights};
+use super::metrics::Metrics;
 use super::window::{self, Viewport};
 use crate::store::RowKey;
 use crate::ui::wiring::order_edits::OrderEdit;
-
-/// Distance from the bottom (px) that still counts as "at the bottom".
-const BOTTOM_SLACK: f64 = 48.0;
 
 /// The elements the list works with.
 pub struct Dom {
@@ -41,62 +39,6 @@ pub struct Dom {
     /// The container of the spacers and the rows.
     pub rows: HtmlElement,
     pub observer: ResizeObserver,
-}
-
-/// Where the scroller stood when layout was last read.
-#[derive(Debug, Clone, Copy, Default)]
-struct Metrics {
-    scroll_top: f64,
-    client_height: f64,
-    scroll_height: f64,
-    /// The top of the screen in the rows' coordinates.
-    view_top: f64,
-}
-
-impl Metrics {
-    fn viewport(&self) -> Viewport {
-        Viewport {
-            top: self.view_top,
-            height: self.client_height,
-        }
-    }
-
-    /// Older rows are wanted within two screens of the top.
-    fn near_top(&self) -> bool {
-        self.scroll_top < 2.0 * self.client_height.max(300.0)
-    }
-
-    /// Newer rows (of a window short of the end) within two of the bottom.
-    fn near_bottom(&self) -> bool {
-        self.scroll_height - self.scroll_top - self.client_height
-            < 2.0 * self.client_height.max(300.0)
-    }
-
-    fn at_bottom(&self) -> bool {
-        self.scroll_height - self.scroll_top - self.client_height <= BOTTOM_SLACK
-    }
-
-    /// Rows kept mounted beyond each edge of the screen: a screenful, so a
-    /// fling has rows to land on.
-    fn overscan(&self) -> f64 {
-        self.client_height.max(400.0)
-    }
-
-    /// Following the end, only rows above can come into view, and a scroll
-    /// up mounts more in the same frame: a quarter screen is enough, and
-    /// keeps the first paint of a thread and bursts of new rows cheap.
-    fn overscan_at_end(&self) -> f64 {
-        self.overscan() / 4.0
-    }
-
-    /// Following, rows already mounted stay while within three screens
-    /// above it (see `window::following`): a streamed answer or tool card
-    /// that grows past a screen and then shrinks to its final text (a burst
-    /// ending) brings back the rows it pushed up without mounting them
-    /// again, which for a 1 MiB answer is 300 ms of layout.
-    fn keep_at_end(&self) -> f64 {
-        3.0 * self.overscan()
-    }
 }
 
 /// A row at the top of the screen and its distance from the scroller's top.
