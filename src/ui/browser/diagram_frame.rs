@@ -3,8 +3,9 @@
 //! draws. It is sandboxed with scripts only and no same origin: an opaque
 //! origin, so it cannot reach the app, its storage or the network (its own
 //! policy is `default-src 'none'`), and Chromium runs it out of the app's
-//! process, so its layout never blocks the page. It answers each diagram's
-//! SVG as text; `diagrams` shows it as an image.
+//! process, so its layout never blocks the page. It answers each diagram
+//! as PNG bytes it rasterized (or, when it could not, as SVG text);
+//! `diagrams` shows either as an image.
 //!
 //! The frame is laid out (off screen, unpainted): Mermaid measures its
 //! labels, which a `display: none` document cannot do.

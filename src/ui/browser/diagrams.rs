@@ -1,7 +1,7 @@
 //! Mermaid code blocks drawn as diagrams: a complete ```mermaid block
 //! (the highlighter hands it over, so a block still streaming stays code)
-//! is sent to the renderer frame (`diagram_frame`), and its SVG shown as an
-//! `<img>` from a `blob:` URL (a PNG the frame rasterized, else the SVG):
+//! is sent to the renderer frame (`diagram_frame`), and its drawing shown as
+//! an `<img>` from a `blob:` URL (a PNG the frame rasterized, else the SVG):
 //! an image runs no script and fetches nothing, and the SVG never enters
 //! the page's DOM. The block keeps its source
 //! (hidden while the diagram shows; the head's Source button toggles it,
