@@ -46,6 +46,7 @@ const ALL: &[&str] = &[
     "branch",
     "export",
     "code",
+    "diagram",
     "search",
     "lighthouse",
     "gateway",
@@ -241,6 +242,7 @@ async fn browser_scenarios(
             "branch" => scenarios::branch::run(&page, served, sizes, report).await,
             "export" => scenarios::export::run(&page, &urls, sizes, report).await,
             "code" => scenarios::code::run(&page, &urls, sizes, report).await,
+            "diagram" => scenarios::diagram::run(&page, &urls, report).await,
             _ => unreachable!("scenario names are checked in options()"),
         }
     }

@@ -205,6 +205,8 @@ mod e2e_transparency {
 
 mod e2e_code;
 
+mod e2e_diagrams;
+
 mod e2e_math;
 
 mod e2e_mobile;

@@ -2,7 +2,8 @@
 //! as MathML by Chromium, prices and shell variables left as text, a
 //! formula that does not convert shown as its source, a formula streamed
 //! across snapshots shown as text until it closes and then kept, the
-//! settings' switches, copying a formula's LaTeX, and axe in both themes.
+//! settings' switches, copying a formula's LaTeX (by button, selection and
+//! a focused formula's keys), and axe in both themes.
 //! Against the harness's scripted gateway.
 
 use fantoccini::key::Key;
@@ -374,6 +375,94 @@ fn settings_switch_math_and_single_dollars_and_copies_keep_latex() {
         if stored != json!([[false, false]]) {
             b.fail(&format!("the switches must be saved per device: {stored}"))
                 .await;
+        }
+        page.finish().await;
+    });
+}
+
+/// Inline formulas are in the tab order, and a focused formula's keys copy
+/// its LaTeX: Enter on an inline one (said in the polite live region),
+/// Ctrl+C on a display formula's box (shown on its copy button).
+#[test]
+fn a_focused_formula_copies_its_latex_from_the_keyboard() {
+    run(|| async {
+        let (_fake, page) = math_page().await;
+        let b = &page.browser;
+        b.wait_for(".msg-assistant math", secs(20)).await;
+        let origin = b.js("return location.origin;", vec![]).await;
+        b.cdp(
+            "Browser.grantPermissions",
+            json!({"origin": origin, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]}),
+        )
+        .await;
+        let inline = b
+            .js(
+                "return Array.from(document.querySelectorAll('.msg-assistant .math-inline'))\
+                   .map(s => [s.tabIndex, s.querySelector('math').getAttribute('alttext')]);",
+                vec![],
+            )
+            .await;
+        if inline != json!([[0, "E = mc^2"], [0, "a^2 + b^2 = c^2"]]) {
+            b.fail(&format!("inline formulas must be focusable: {inline}"))
+                .await;
+        }
+        let clipboard = |want: &'static str| async move {
+            b.poll(&format!("{want} on the clipboard"), secs(5), || async {
+                let v = b
+                    .js(
+                        "return (async () => navigator.clipboard.readText())();",
+                        vec![],
+                    )
+                    .await;
+                (v == want).then_some(())
+            })
+            .await
+        };
+        let enter: char = Key::Enter.into();
+        b.js(
+            "document.querySelectorAll('.msg-assistant .math-inline')[1].setAttribute('data-e2e', 'f');",
+            vec![],
+        )
+        .await;
+        let formula = b.wait_for("[data-e2e=f]", secs(5)).await;
+        if let Err(e) = formula.send_keys(&enter.to_string()).await {
+            b.fail(&format!("cannot press Enter on a formula: {e}"))
+                .await;
+        }
+        clipboard("a^2 + b^2 = c^2").await;
+        b.poll("the copy said", secs(5), || async {
+            let said = b
+                .js(
+                    "return document.querySelector('[data-testid=live-polite]').textContent;",
+                    vec![],
+                )
+                .await;
+            (said.as_str().map(str::trim_end) == Some("LaTeX copied")).then_some(())
+        })
+        .await;
+        b.js(
+            "document.querySelector('.msg-assistant .math-display').setAttribute('data-e2e', 'd');",
+            vec![],
+        )
+        .await;
+        let display = b.wait_for("[data-e2e=d]", secs(5)).await;
+        let ctrl: char = Key::Control.into();
+        if let Err(e) = display.send_keys(&format!("{ctrl}c")).await {
+            b.fail(&format!("cannot press Ctrl+C on a formula: {e}"))
+                .await;
+        }
+        clipboard("\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}").await;
+        let shown = b
+            .js(
+                "return document.querySelector('[data-e2e=d] .math-copy .copy-label').textContent;",
+                vec![],
+            )
+            .await;
+        if shown != "Copied" {
+            b.fail(&format!(
+                "the display formula's button should say Copied: {shown}"
+            ))
+            .await;
         }
         page.finish().await;
     });

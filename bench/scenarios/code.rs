@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use super::{report_long_tasks, Sizes, Urls};
+use super::{feed, report_long_tasks, Sizes, Urls};
 use crate::page::Page;
 use crate::report::Report;
 use crate::support::secs;
@@ -93,14 +93,4 @@ pub async fn run(page: &Page<'_>, urls: &Urls, _sizes: Sizes, report: &mut Repor
         check["lines"].as_u64().is_some_and(|n| n >= LINES as u64)
             && check["kws"].as_u64().is_some_and(|n| n >= LINES as u64),
     );
-}
-
-/// One frame through the app's socket handler, in a task of its own.
-async fn feed(page: &Page<'_>, frame: Value) {
-    page.js_async(
-        "const done = arguments[arguments.length - 1];
-         window.__bench.replay([arguments[0]], 1, 1).then(done, e => done({ error: String(e) }));",
-        vec![json!(frame.to_string())],
-    )
-    .await;
 }

@@ -5,6 +5,7 @@ pub mod branch;
 pub mod burst;
 pub mod code;
 pub mod decode;
+pub mod diagram;
 pub mod export;
 pub mod flood;
 pub mod jump;
@@ -54,6 +55,16 @@ pub fn report_long_tasks(
                 .unwrap_or_else(|| "no long frame".to_string())
         ),
     );
+}
+
+/// One frame through the app's socket handler, in a task of its own.
+pub async fn feed(page: &crate::page::Page<'_>, frame: serde_json::Value) {
+    page.js_async(
+        "const done = arguments[arguments.length - 1];
+         window.__bench.replay([arguments[0]], 1, 1).then(done, e => done({ error: String(e) }));",
+        vec![serde_json::json!(frame.to_string())],
+    )
+    .await;
 }
 
 /// How big each scenario is: the real run, or the smoke run of the test

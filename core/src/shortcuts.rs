@@ -104,6 +104,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("Alt+↑ / Alt+↓", "Previous / next thread"),
     ("↑ in an empty message box", "Edit your last message"),
     ("Alt+R", "Regenerate the last answer"),
+    ("Enter or Ctrl+C / ⌘C on a formula", "Copy its LaTeX"),
 ];
 
 /// The thread `step` places from `current` in the list (`None`: from

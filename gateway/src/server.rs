@@ -193,7 +193,7 @@ struct Upgrades {
 
 fn router(state: Upgrades, static_dir: &Path) -> Router {
     let headers = Arc::new(SecurityHeaders::for_client(static_dir));
-    let files = static_files::router(static_dir).layer(middleware::map_response_with_state(
+    let files = static_files::router(static_dir).layer(middleware::from_fn_with_state(
         headers,
         security_headers::add,
     ));

@@ -102,6 +102,38 @@ async fn the_header_csp_is_the_one_of_the_real_index_html() {
     assert_security_headers(&reply, meta, "/ of the real index.html");
 }
 
+/// The diagram renderer (the real js/diagram-frame.html, as
+/// scripts/bundle-mermaid puts it) keeps its own policy, may be framed by
+/// the page's origin only, and its files beside it get the page's headers.
+#[tokio::test]
+async fn the_diagram_frame_carries_its_own_policy() {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../js/diagram-frame.html");
+    let html = std::fs::read_to_string(&source).expect("js/diagram-frame.html");
+    let meta = html
+        .split("http-equiv=\"Content-Security-Policy\" content=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the frame has a CSP meta tag");
+    assert!(meta.starts_with("default-src 'none';"), "{meta}");
+    let dir = client_dir(PAGE_CSP);
+    std::fs::create_dir(dir.path().join("mm")).expect("mm/");
+    write(&dir.path().join("mm"), "frame.html", &html, &["br", "gz"]);
+    write(&dir.path().join("mm"), "frame.js", "onmessage = null;", &[]);
+    let gw = serving(dir.path()).await;
+    for accept in ["", "Accept-Encoding: br, gzip\r\n"] {
+        let reply = get(gw.server.addr(), "/mm/frame.html", accept).await;
+        assert_eq!(reply.status, 200);
+        let want = format!("{meta}; frame-ancestors 'self'");
+        assert_eq!(reply.header("content-security-policy"), Some(want.as_str()));
+        assert_eq!(reply.header("x-frame-options"), Some("SAMEORIGIN"));
+        assert_eq!(reply.header("x-content-type-options"), Some("nosniff"));
+    }
+    let script = get(gw.server.addr(), "/mm/frame.js", "").await;
+    assert_security_headers(&script, PAGE_CSP, "/mm/frame.js");
+    let page = get(gw.server.addr(), "/", "").await;
+    assert_security_headers(&page, PAGE_CSP, "/ beside the frame");
+}
+
 #[tokio::test]
 async fn precompressed_copies_follow_accept_encoding() {
     let dir = client_dir(PAGE_CSP);

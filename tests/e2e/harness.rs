@@ -9,8 +9,8 @@ use crate::support::{exclusive, millis, secs, Browser, StaticServer};
 
 /// The same policy as index.html.
 const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \
-                   connect-src 'self' ws: wss:; img-src 'self' https: http: data:; \
-                   worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'";
+                   connect-src 'self' ws: wss:; img-src 'self' https: http: data: blob:; \
+                   frame-src 'self'; worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
 fn page(dir: &Path, body: &str) {
     let html = format!(

@@ -44,6 +44,8 @@ fn the_built_policy_is_strict() {
     assert_eq!(get("style-src"), ["'self'"], "{csp}");
     assert_eq!(get("object-src"), ["'none'"], "{csp}");
     assert_eq!(get("base-uri"), ["'none'"], "{csp}");
+    // The only frame is the app's own diagram renderer.
+    assert_eq!(get("frame-src"), ["'self'"], "{csp}");
     assert_eq!(get("form-action"), ["'none'"], "{csp}");
     let connect = get("connect-src");
     assert!(
@@ -69,9 +71,11 @@ fn the_built_policy_is_strict() {
         "*",
     ] {
         for (name, sources) in &d {
-            let allowed_data_img = name == "img-src" && word == "data:";
+            // Images may be data: (markdown's inline images) and blob:
+            // (diagrams, drawn in a sandboxed frame: `ui/browser/diagrams.rs`).
+            let allowed_img = name == "img-src" && (word == "data:" || word == "blob:");
             assert!(
-                allowed_data_img || !sources.iter().any(|s| s == word),
+                allowed_img || !sources.iter().any(|s| s == word),
                 "{name} allows {word}: {csp}"
             );
         }

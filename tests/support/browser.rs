@@ -484,6 +484,20 @@ impl Browser {
             .collect()
     }
 
+    /// Takes out of the console's record the errors whose message holds
+    /// `text` (ones a test provokes on purpose, such as loading a revoked
+    /// blob: URL) and says how many there were; any other error still
+    /// fails the test.
+    pub async fn take_console_errors(&self, text: &str) -> usize {
+        if let Err(e) = self.fetch_console().await {
+            panic!("cannot read the browser console from chromedriver: {e}");
+        }
+        let mut logs = self.logs.lock().unwrap();
+        let before = logs.len();
+        logs.retain(|e| !(e.is_error() && e.message.contains(text)));
+        before - logs.len()
+    }
+
     /// Fails the test, with diagnostics, if the console has any error.
     pub async fn assert_no_console_errors(&self) {
         let errors = self.console_errors().await;

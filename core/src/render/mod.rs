@@ -2,6 +2,8 @@
 
 /// What an approval card's buttons and outcome line say.
 pub mod approval;
+/// Mermaid diagrams: limits, the image's text alternative, error lines.
+pub mod diagram;
 /// A thread as a Markdown or JSON file, built page by page.
 pub mod export;
 /// Durations, token counts, argument JSON and previews for display.

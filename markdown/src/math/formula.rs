@@ -70,12 +70,18 @@ fn mathml(latex: &str, display: bool) -> Option<String> {
     Some(sanitize_mathml(&converted.mathml, &alt))
 }
 
-/// Inline MathML as it is; display MathML in a box that scrolls sideways
-/// when wider than the answer (focusable, so a keyboard can scroll it),
-/// with a button that copies its LaTeX.
+/// Inline MathML in a focusable span (a focused formula's keyboard action
+/// copies its LaTeX: `ui/browser/math_copy.rs`); display MathML in a box
+/// that scrolls sideways when wider than the answer (focusable, so a
+/// keyboard can scroll it and copy it), with a button that copies its
+/// LaTeX.
 fn wrap(math: &str, display: bool, latex: &str) -> String {
     if !display {
-        return math.to_owned();
+        let mut s = String::with_capacity(math.len() + INLINE_OPEN.len() + 7);
+        s.push_str(INLINE_OPEN);
+        s.push_str(math);
+        s.push_str("</span>");
+        return s;
     }
     let mut s = String::with_capacity(math.len() + latex.len() + 300);
     s.push_str("<span class=\"math-display\" tabindex=\"0\">");
@@ -84,6 +90,8 @@ fn wrap(math: &str, display: bool, latex: &str) -> String {
     s.push_str("</span>");
     s
 }
+
+const INLINE_OPEN: &str = "<span class=\"math-inline\" tabindex=\"0\">";
 
 /// The markup of the UI's copy button (as for code blocks); the markdown
 /// view's click handler copies the `alttext` of the `<math>` beside it.

@@ -5,6 +5,7 @@ use crate::{to_html, to_html_with, IncrementalMarkdown, MathOptions};
 
 /// The markup the math renderer writes around and instead of `<math>`.
 const WRAPPERS: &[&str] = &[
+    "<span class=\"math-inline\" tabindex=\"0\">",
     "<span class=\"math-display\" tabindex=\"0\">",
     "<button type=\"button\" class=\"copy-button math-copy\" aria-label=\"Copy LaTeX\">",
     "<span class=\"math-failed\">",
@@ -344,6 +345,23 @@ fn a_streamed_formula_renders_once_closed() {
 }
 
 #[test]
+fn inline_formulas_are_focusable_and_display_boxes_too() {
+    let html = to_html("a $x^2$ b\n\n$$y$$");
+    assert!(
+        html.contains("a <span class=\"math-inline\" tabindex=\"0\"><math alttext=\"x^2\">"),
+        "{html}"
+    );
+    assert!(
+        html.contains(
+            "<span class=\"math-display\" tabindex=\"0\"><math alttext=\"y\" display=\"block\">"
+        ),
+        "{html}"
+    );
+    // A formula that does not convert is code, not a focusable formula.
+    assert!(!to_html("$\\nosuchmacro$").contains("math-inline"));
+}
+
+#[test]
 fn an_unpaired_delimiter_keeps_its_backslash() {
     for (md, text) in [
         ("Let \\(x^2 + y", "<p>Let \\(x^2 + y</p>\n"),
@@ -355,7 +373,7 @@ fn an_unpaired_delimiter_keeps_its_backslash() {
     ] {
         assert!(to_html(md).starts_with(text), "{md:?}: {}", to_html(md));
     }
-    assert!(to_html("closed \\(b\\) then \\]").ends_with("</math> then \\]</p>\n"));
+    assert!(to_html("closed \\(b\\) then \\]").ends_with("</math></span> then \\]</p>\n"));
     // Math off: CommonMark's escape.
     let off = MathOptions {
         enabled: false,

@@ -1,7 +1,8 @@
 //! Highlights the complete code blocks of rendered markdown: diffs right
 //! here, other languages through a Web Worker running highlight.js
 //! (`js/highlight-worker.js`, started at idle once the app runs, or by the
-//! first block that needs it, so the first load does not carry it). Each `code[data-lang]` is handled once and marked with
+//! first block that needs it, so the first load does not carry it);
+//! Mermaid blocks go to [`diagrams`]. Each `code[data-lang]` is handled once and marked with
 //! `data-hl`; its content is replaced only when the tokens add up to its
 //! text, by HTML built from escaped tokens ([`render::highlight`]), one
 //! part of the block per animation frame: the worker's answer is decoded
@@ -13,7 +14,9 @@ use leptos::prelude::request_animation_frame;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::render::diagram::is_diagram;
 use crate::render::highlight::{classify, diff_tokens, grammar, AnswerWalk, Grammar, PartTokens};
+use crate::ui::browser::diagrams;
 
 /// The worker script, relative to the page (dist/hl/, built by
 /// scripts/bundle-highlighter).
@@ -37,6 +40,12 @@ pub fn highlight_within(root: &web_sys::Element) {
             continue;
         }
         let lang = code.get_attribute("data-lang").unwrap_or_default();
+        if is_diagram(&lang) {
+            // Complete, like every block handled here: drawn, not coloured.
+            mark(&code, "diagram");
+            diagrams::draw(code);
+            continue;
+        }
         let text = code.text_content().unwrap_or_default();
         match grammar(&lang) {
             Some(Grammar::Diff) => {

@@ -1,8 +1,11 @@
-//! Copying formulas as their LaTeX: a display formula's copy button, and
-//! any selection that holds formulas (the browser would copy MathML's
+//! Copying formulas as their LaTeX: a display formula's copy button, a
+//! focused formula's keys (Enter, or Ctrl+C / ⌘C with nothing selected),
+//! and any selection that holds formulas (the browser would copy MathML's
 //! laid-out symbols, which read back as nonsense). Each `<math>` carries
-//! its LaTeX in `alttext` (written by the markdown module).
+//! its LaTeX in `alttext` (written by the markdown module, which makes
+//! inline formulas focusable and display formulas' boxes too).
 
+use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::ui::components::copy_button::copy_and_confirm;
@@ -19,6 +22,66 @@ pub fn copy_formula(button: web_sys::Element, say: Option<Announcer>) {
     if let Some(latex) = latex {
         copy_and_confirm(button, &latex, say);
     }
+}
+
+/// A key on a focused formula (`.math-inline` or `.math-display`, not
+/// its copy button, whose Enter is the button's): Enter, or Ctrl+C / ⌘C
+/// with nothing selected, copies its LaTeX and says so; a display formula
+/// shows it on its button.
+pub fn on_key(ev: web_sys::KeyboardEvent, say: Option<Announcer>) {
+    let key = ev.key();
+    let command = (ev.ctrl_key() || ev.meta_key()) && !ev.alt_key() && !ev.shift_key();
+    let copy_key = (key == "Enter" && !command && !ev.alt_key() && !ev.shift_key())
+        || (command && key.eq_ignore_ascii_case("c") && nothing_selected());
+    if !copy_key {
+        return;
+    }
+    let Some(formula) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .filter(|t| t.matches(".math-inline, .math-display").unwrap_or(false))
+    else {
+        return;
+    };
+    let Some(latex) = formula
+        .query_selector("math")
+        .ok()
+        .flatten()
+        .and_then(|m| m.get_attribute("alttext"))
+    else {
+        return;
+    };
+    ev.prevent_default();
+    match formula.query_selector(".math-copy").ok().flatten() {
+        Some(button) => copy_and_confirm(button, &latex, say),
+        None => copy_and_say(&latex, say),
+    }
+}
+
+/// Copies `text` and says the outcome (an inline formula has no button to
+/// show it on).
+fn copy_and_say(text: &str, say: Option<Announcer>) {
+    let Some(written) = crate::ui::browser::copy_to_clipboard(text) else {
+        return;
+    };
+    let settled = Closure::<dyn FnMut(JsValue)>::new(move |v: JsValue| {
+        if let Some(say) = say {
+            say.polite(if v.is_undefined() {
+                "LaTeX copied"
+            } else {
+                "Copy failed"
+            });
+        }
+    });
+    let _ = written.then2(&settled, &settled);
+    // Called once, by the promise; a few bytes per copy.
+    settled.forget();
+}
+
+fn nothing_selected() -> bool {
+    web_sys::window()
+        .and_then(|w| w.get_selection().ok().flatten())
+        .is_none_or(|s| s.is_collapsed())
 }
 
 /// A copy inside an answer: when the selection holds formulas, the text

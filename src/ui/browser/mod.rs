@@ -1,8 +1,9 @@
 //! Adapters over browser APIs, one kind each: storage, location and the
 //! hash route, focus, clipboard, downloads, time, idle work, theme, the
 //! console, IndexedDB, notifications, the boot hand-over, and the loaders
-//! of the lazily loaded parts (markdown module, highlighter worker) with
-//! what they do to rendered markdown (code filling, formula copying). Failures (no window, storage disabled, a part that
+//! of the lazily loaded parts (markdown module, highlighter worker,
+//! diagram renderer frame) with what they do to rendered markdown (code
+//! filling, formula copying, diagrams). Failures (no window, storage disabled, a part that
 //! does not load) degrade quietly: the app runs without the feature.
 
 pub(crate) mod boot;
@@ -10,6 +11,8 @@ mod clipboard;
 pub(crate) mod code_fill;
 pub(crate) mod code_highlight;
 mod console;
+mod diagram_frame;
+pub(crate) mod diagrams;
 mod download;
 mod focus;
 mod idle;

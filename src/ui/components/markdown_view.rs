@@ -2,7 +2,8 @@
 //! are appended once, only the unfinished tail is replaced per update. Only
 //! the sanitizer's output ever reaches `innerHTML`. Code blocks are
 //! highlighted once complete: when their block is appended, or once the
-//! text is final for those in the tail. The parser runs in the markdown
+//! text is final for those in the tail (Mermaid blocks are drawn as
+//! diagrams then, `diagrams`). The parser runs in the markdown
 //! module (`markdown_module`); until that is loaded the text is shown as
 //! it is.
 //!
@@ -20,6 +21,7 @@ use crate::render::tail_append::Appended;
 use crate::ui::browser;
 use crate::ui::browser::code_fill::{put_html, Put};
 use crate::ui::browser::code_highlight::highlight_within;
+use crate::ui::browser::diagrams;
 use crate::ui::browser::markdown_module::{MarkdownModule, Renderer};
 use crate::ui::browser::math_copy;
 use crate::ui::components::copy_button::copy_and_confirm;
@@ -124,9 +126,13 @@ pub fn MarkdownView(
         }
     });
 
+    // Its diagrams' images leave the page with it.
+    on_cleanup(diagrams::release_later);
+
     let say = use_context::<Announcer>();
     view! {
-        <div class="markdown" on:click=move |ev| on_click(ev, say) on:copy=math_copy::on_copy>
+        <div class="markdown" on:click=move |ev| on_click(ev, say)
+            on:keydown=move |ev| math_copy::on_key(ev, say) on:copy=math_copy::on_copy>
             <div class="md-stable" node_ref=stable></div>
             <div class="md-tail" node_ref=tail></div>
         </div>
@@ -226,13 +232,13 @@ fn highlight_chunks_from(stable: &web_sys::HtmlElement, first: usize) {
 }
 
 /// The rendered HTML's buttons: image placeholders, code and formula copy
-/// buttons.
+/// buttons, a diagram's Source toggle.
 fn on_click(ev: web_sys::MouseEvent, say: Option<Announcer>) {
     let Some(button) = ev
         .target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
         .and_then(|e| {
-            e.closest("button.md-img, button.code-copy, button.math-copy")
+            e.closest("button.md-img, button.code-copy, button.math-copy, button.diagram-toggle")
                 .ok()
                 .flatten()
         })
@@ -243,6 +249,8 @@ fn on_click(ev: web_sys::MouseEvent, say: Option<Announcer>) {
         copy_code(button, say);
     } else if button.class_list().contains("math-copy") {
         math_copy::copy_formula(button, say);
+    } else if button.class_list().contains("diagram-toggle") {
+        diagrams::toggle_source(button);
     } else {
         load_image(button);
     }
