@@ -62,6 +62,24 @@ impl Client {
             .expect("reply")
     }
 
+    /// Sends one chunk and returns its answer, waiting out the chunk rate
+    /// limit (`rate_limited`) as a well-behaved device does.
+    pub async fn chunk_within_limit(
+        &mut self,
+        upload_id: &str,
+        offset: usize,
+        bytes: &[u8],
+    ) -> Value {
+        loop {
+            self.send_text(chunk(upload_id, offset, bytes)).await;
+            let reply = self.upload_reply(upload_id).await;
+            if reply["code"] != "rate_limited" {
+                return reply;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
     /// Uploads `bytes` whole; returns `file.stored` or the error that ended it.
     pub async fn upload(&mut self, upload_id: &str, name: &str, mime: &str, bytes: &[u8]) -> Value {
         self.send(begin(upload_id, name, mime, bytes)).await;
