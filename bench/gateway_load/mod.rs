@@ -121,8 +121,8 @@ async fn fanout_phases(sizes: LoadSizes, report: &mut Report) {
         sizes.fanout_devices
     );
     let gateway = LoadGateway::start(HUMAN_STEP_MS, sizes.release);
-    match fanout::one_turn(&gateway.gateway.ws_url(), sizes.fanout_devices).await {
-        Ok(f) => {
+    match fanout::one_turn(&gateway, sizes.fanout_devices).await {
+        Ok((f, cpu)) => {
             let name = format!("one streamed turn to {} devices: delivery p99", f.devices);
             report.metric(
                 SCENARIO,
@@ -139,6 +139,20 @@ async fn fanout_phases(sizes: LoadSizes, report: &mut Report) {
                 "frames/s",
                 None,
             );
+            report.metric(
+                SCENARIO,
+                "… gateway CPU per delivery",
+                cpu.gateway_us,
+                "µs",
+                None,
+            );
+            report.metric(
+                SCENARIO,
+                "… simulated devices' CPU per delivery",
+                cpu.devices_us,
+                "µs",
+                None,
+            );
             report.check(
                 SCENARIO,
                 format!(
@@ -150,8 +164,12 @@ async fn fanout_phases(sizes: LoadSizes, report: &mut Report) {
             report.note(
                 SCENARIO,
                 format!(
-                    "one turn: {} deliveries, slowest {:.1} ms, {:.1} MiB/s out",
-                    f.delivery.frames, f.delivery.max_ms, f.delivery.mib_per_sec
+                    "one turn: {} deliveries in {} frames (a device behind gets only the newest \
+                     snapshot), slowest {:.1} ms, {:.1} MiB/s out",
+                    f.delivery.frames,
+                    f.delivery.received,
+                    f.delivery.max_ms,
+                    f.delivery.mib_per_sec
                 ),
             );
         }
