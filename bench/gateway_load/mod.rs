@@ -359,10 +359,10 @@ async fn slow_phase(sizes: LoadSizes, report: &mut Report) {
         SCENARIO,
         format!(
             "slow reader: {secs} s of `/demo stream 16` and `/demo flood 300` turns back to back in two threads; \
-             gateway RSS start/peak/end {:.1}/{:.1}/{:.1} MiB without the slow device, {:.1}/{:.1}/{:.1} MiB with it; \
-             the others' frames out {:.0}/s without, {:.0}/s with",
-            without.rss_start_mib, without.rss_peak_mib, without.rss_end_mib,
-            with.rss_start_mib, with.rss_peak_mib, with.rss_end_mib,
+             gateway RSS start/peak/end/once all left {:.1}/{:.1}/{:.1}/{:.1} MiB without the slow device, \
+             {:.1}/{:.1}/{:.1}/{:.1} MiB with it; the others' frames out {:.0}/s without, {:.0}/s with",
+            without.rss_start_mib, without.rss_peak_mib, without.rss_end_mib, without.rss_left_mib,
+            with.rss_start_mib, with.rss_peak_mib, with.rss_end_mib, with.rss_left_mib,
             without.others.frames_per_sec, with.others.frames_per_sec
         ),
     );
