@@ -102,6 +102,9 @@ pub async fn reply(
 pub struct Receipt {
     pub key: u64,
     pub at: Instant,
+    /// For a `message.update`, a key of its message: the gateway may skip
+    /// a device's unsent snapshot when a newer one supersedes it.
+    pub snapshot_of: Option<u64>,
 }
 
 /// What a reader saw.
@@ -125,6 +128,17 @@ pub fn key(text: &str) -> u64 {
     b[..b.len().min(128)].hash(&mut h);
     b[b.len().saturating_sub(128)..].hash(&mut h);
     h.finish()
+}
+
+/// The message a `message.update` is a snapshot of, keyed. The gateway
+/// writes `message_id` before `text`, so the text cannot fake it.
+fn snapshot_of(text: &str) -> Option<u64> {
+    let rest = text.strip_prefix(r#"{"type":"message.update","#)?;
+    let (_, after) = rest.split_once(r#""message_id":""#)?;
+    let (id, _) = after.split_once('"')?;
+    let mut h = DefaultHasher::new();
+    id.hash(&mut h);
+    Some(h.finish())
 }
 
 /// Reads `ws` until `stop` turns true or the socket ends, then returns it
@@ -155,6 +169,7 @@ pub fn note(seen: &mut Seen, text: &str) {
     seen.receipts.push(Receipt {
         key: key(text),
         at: Instant::now(),
+        snapshot_of: snapshot_of(text),
     });
     seen.bytes += text.len() as u64;
     if text.contains("\"seq\"") {

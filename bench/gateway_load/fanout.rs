@@ -9,6 +9,7 @@ use tokio::task::JoinHandle;
 
 use super::device::{self, Seen, Socket};
 use super::latency::{delivery, Delivery};
+use super::server::{cpu_secs, LoadGateway};
 
 /// Devices that read everything, until told to stop.
 pub struct Readers {
@@ -86,19 +87,38 @@ fn summarize(results: &[(Option<Socket>, Seen)], stops: usize) -> FanOut {
     }
 }
 
+/// CPU time per delivery of one turn, in µs.
+pub struct TurnCpu {
+    pub gateway_us: f64,
+    /// This process: the simulated devices reading and timing the frames.
+    pub devices_us: f64,
+}
+
 /// One streamed demo turn (the default answer at the gateway's pace) seen
-/// by `count` devices.
-pub async fn one_turn(ws_url: &str, count: usize) -> Result<FanOut, String> {
+/// by `count` devices, and the CPU time per delivery meanwhile.
+pub async fn one_turn(gateway: &LoadGateway, count: usize) -> Result<(FanOut, TurnCpu), String> {
+    let ws_url = &gateway.gateway.ws_url();
     let readers = Readers::connect(ws_url, count, "fan").await;
     let (mut driver, _) = device::connect(ws_url, "fan-driver").await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
+    let cpu_before = (gateway.cpu_secs(), cpu_secs("self"));
     let send = json!({"type": "message.send", "text": "How fast does this reach a thousand devices?",
                       "client_msg_id": "fan-1"});
     device::send(&mut driver, &send).await?;
     until_turns_end(&mut driver, 1).await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
+    let cpu = (
+        gateway.cpu_secs() - cpu_before.0,
+        cpu_secs("self") - cpu_before.1,
+    );
     // Each device sees two logged items: the user's message and the answer.
-    Ok(summarize(&readers.finish().await, 2))
+    let fan = summarize(&readers.finish().await, 2);
+    let per_delivery_us = |secs: f64| secs * 1e6 / fan.delivery.frames.max(1) as f64;
+    let cpu = TurnCpu {
+        gateway_us: per_delivery_us(cpu.0),
+        devices_us: per_delivery_us(cpu.1),
+    };
+    Ok((fan, cpu))
 }
 
 /// `threads` turns streaming at once, each in a thread of its own, to
@@ -139,10 +159,17 @@ pub async fn many_threads(ws_url: &str, threads: usize, count: usize) -> Result<
         }
     }
     // Each sender sees its ten messages accepted, then leaves (it need not
-    // read the turns too).
-    for (ws, group) in &mut senders {
-        for _ in 0..group.len() {
-            device::reply(ws, "message", None).await?;
+    // read the turns too). Every device sees every sender's messages: wait
+    // for its own, as leaving with frames unread resets the connection and
+    // drops any sends the gateway has not read yet.
+    for (s, (ws, group)) in senders.iter_mut().enumerate() {
+        let mut accepted = 0;
+        while accepted < group.len() {
+            let message = device::reply(ws, "message", None).await?;
+            let id = message["client_msg_id"].as_str().unwrap_or_default();
+            if id.starts_with(&format!("t-{s}-")) {
+                accepted += 1;
+            }
         }
     }
     drop(senders);

@@ -121,8 +121,8 @@ async fn fanout_phases(sizes: LoadSizes, report: &mut Report) {
         sizes.fanout_devices
     );
     let gateway = LoadGateway::start(HUMAN_STEP_MS, sizes.release);
-    match fanout::one_turn(&gateway.gateway.ws_url(), sizes.fanout_devices).await {
-        Ok(f) => {
+    match fanout::one_turn(&gateway, sizes.fanout_devices).await {
+        Ok((f, cpu)) => {
             let name = format!("one streamed turn to {} devices: delivery p99", f.devices);
             report.metric(
                 SCENARIO,
@@ -139,6 +139,20 @@ async fn fanout_phases(sizes: LoadSizes, report: &mut Report) {
                 "frames/s",
                 None,
             );
+            report.metric(
+                SCENARIO,
+                "… gateway CPU per delivery",
+                cpu.gateway_us,
+                "µs",
+                None,
+            );
+            report.metric(
+                SCENARIO,
+                "… simulated devices' CPU per delivery",
+                cpu.devices_us,
+                "µs",
+                None,
+            );
             report.check(
                 SCENARIO,
                 format!(
@@ -150,8 +164,12 @@ async fn fanout_phases(sizes: LoadSizes, report: &mut Report) {
             report.note(
                 SCENARIO,
                 format!(
-                    "one turn: {} deliveries, slowest {:.1} ms, {:.1} MiB/s out",
-                    f.delivery.frames, f.delivery.max_ms, f.delivery.mib_per_sec
+                    "one turn: {} deliveries in {} frames (a device behind gets only the newest \
+                     snapshot), slowest {:.1} ms, {:.1} MiB/s out",
+                    f.delivery.frames,
+                    f.delivery.received,
+                    f.delivery.max_ms,
+                    f.delivery.mib_per_sec
                 ),
             );
         }
@@ -341,10 +359,10 @@ async fn slow_phase(sizes: LoadSizes, report: &mut Report) {
         SCENARIO,
         format!(
             "slow reader: {secs} s of `/demo stream 16` and `/demo flood 300` turns back to back in two threads; \
-             gateway RSS start/peak/end {:.1}/{:.1}/{:.1} MiB without the slow device, {:.1}/{:.1}/{:.1} MiB with it; \
-             the others' frames out {:.0}/s without, {:.0}/s with",
-            without.rss_start_mib, without.rss_peak_mib, without.rss_end_mib,
-            with.rss_start_mib, with.rss_peak_mib, with.rss_end_mib,
+             gateway RSS start/peak/end/once all left {:.1}/{:.1}/{:.1}/{:.1} MiB without the slow device, \
+             {:.1}/{:.1}/{:.1}/{:.1} MiB with it; the others' frames out {:.0}/s without, {:.0}/s with",
+            without.rss_start_mib, without.rss_peak_mib, without.rss_end_mib, without.rss_left_mib,
+            with.rss_start_mib, with.rss_peak_mib, with.rss_end_mib, with.rss_left_mib,
             without.others.frames_per_sec, with.others.frames_per_sec
         ),
     );

@@ -64,6 +64,33 @@ impl LoadGateway {
     }
 }
 
+impl LoadGateway {
+    /// CPU time the gateway has used so far (user + system), in seconds.
+    pub fn cpu_secs(&self) -> f64 {
+        cpu_secs(&self.gateway.pid().to_string())
+    }
+}
+
+/// CPU time (user + system) process `pid` ("self": this one) has used so
+/// far, in seconds.
+pub fn cpu_secs(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command name (which may hold spaces): utime
+    // and stime are the 14th and 15th of the line.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok());
+    // SAFETY: sysconf only reads a configuration value.
+    let per_sec = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    match (ticks(11), ticks(12)) {
+        (Some(user), Some(system)) if per_sec > 0.0 => (user + system) / per_sec,
+        _ => f64::NAN,
+    }
+}
+
 /// Raises this process's open-file limit to its hard limit (the gateway,
 /// started afterwards, inherits it); returns the new soft limit.
 pub fn raise_fd_limit() -> u64 {

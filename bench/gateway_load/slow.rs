@@ -23,6 +23,10 @@ const SLOW_WINDOW: u32 = 8 * 1024;
 /// How long without a frame means the slow device has read everything.
 const QUIET: Duration = Duration::from_secs(2);
 
+/// How long after every device left the gateway's memory is read again:
+/// it gives the heap back a few seconds after devices go.
+const AFTER_LEAVING: Duration = Duration::from_secs(8);
+
 /// The slow device's fate.
 pub struct Slow {
     /// The close code the gateway sent it (1013: too slow).
@@ -38,6 +42,8 @@ pub struct SlowRun {
     pub rss_start_mib: f64,
     pub rss_peak_mib: f64,
     pub rss_end_mib: f64,
+    /// Once every device has left.
+    pub rss_left_mib: f64,
     pub slow: Option<Slow>,
 }
 
@@ -118,11 +124,15 @@ pub async fn run(
         Some(ws) => Some(catch_up(&ws_url, ws, &[&streamed, &flooded]).await?),
         None => None,
     };
+    let others = delivery(&seen);
+    drop(results);
+    tokio::time::sleep(AFTER_LEAVING).await;
     Ok(SlowRun {
-        others: delivery(&seen),
+        others,
         rss_start_mib: rss_start / 1024.0,
         rss_peak_mib: rss_peak / 1024.0,
         rss_end_mib: rss_end / 1024.0,
+        rss_left_mib: gateway.rss_kib() / 1024.0,
         slow,
     })
 }

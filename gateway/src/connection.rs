@@ -10,8 +10,10 @@ use aria_protocol::{
     CLOSE_UNSUPPORTED_PROTOCOL, MAX_FRAME_BYTES, PROTOCOL_VERSION,
 };
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use futures_util::SinkExt;
 
 use crate::app::App;
+use crate::device_queue::Frame;
 use crate::hello_throttle::Attempt;
 use crate::hub::{ConnId, Outgoing};
 use crate::rate_limit::FrameLimit;
@@ -84,6 +86,7 @@ pub async fn run(app: Arc<App>, mut socket: WebSocket, peer: IpAddr) {
         Ok(Some((conn, queue))) => {
             serve_device(&app, conn, &device_id, &mut socket, queue).await;
             app.outbox.hub().leave(conn);
+            crate::memory::released();
         }
         Ok(None) => close(&mut socket, CLOSE_GOING_AWAY, "server shutting down").await,
         Err(e) => {
@@ -174,22 +177,23 @@ async fn serve_device(
     conn: ConnId,
     device_id: &str,
     socket: &mut WebSocket,
-    mut queue: Outgoing,
+    queue: Outgoing,
 ) {
     let mut limits = Limits {
         frames: FrameLimit::new(app.frames_per_sec, app.frame_burst, Instant::now()),
         chunks: FrameLimit::new(CHUNKS_PER_SEC, CHUNK_BURST, Instant::now()),
     };
     let mut paused_until: Option<tokio::time::Instant> = None;
+    let mut batch = Vec::new();
     loop {
         tokio::select! {
-            out = queue.recv() => match out {
-                Some(text) => {
-                    if socket.send(Message::Text(text)).await.is_err() {
+            more = queue.next_batch(&mut batch) => match more {
+                true => {
+                    if send_batch(socket, &batch).await.is_err() {
                         return;
                     }
                 }
-                None => {
+                false => {
                     let (code, reason) = if app.outbox.hub().is_closed() {
                         (CLOSE_GOING_AWAY, "server shutting down")
                     } else {
@@ -281,6 +285,15 @@ fn is_too_big(error: axum::Error) -> bool {
         .into_inner()
         .downcast_ref::<tungstenite::Error>()
         .is_some_and(|e| matches!(e, tungstenite::Error::Capacity(_)))
+}
+
+/// Writes a batch of queued frames with one flush (one system call for a
+/// device that has fallen a few frames behind, not one per frame).
+async fn send_batch(socket: &mut WebSocket, batch: &[Arc<Frame>]) -> Result<(), axum::Error> {
+    for frame in batch {
+        socket.feed(Message::Text(frame.text.clone())).await?;
+    }
+    socket.flush().await
 }
 
 async fn send_frame(socket: &mut WebSocket, frame: &ServerFrame) {

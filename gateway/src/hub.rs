@@ -1,17 +1,17 @@
 //! The connected devices and fan-out of outgoing frames.
 //!
-//! Every device has a bounded queue drained by its connection task. Frames
-//! are encoded once and shared. A device whose queue is full is lagging: it
-//! is dropped from the hub (its connection then closes) instead of slowing
-//! down everyone else; its client reconnects and fills the gap from history.
+//! Every device has a bounded queue drained by its connection task
+//! ([`DeviceQueue`]). Frames are encoded once and shared. A device whose
+//! queue is full is lagging: it is dropped from the hub (its queue emptied,
+//! its connection then closes) instead of slowing down everyone else; its
+//! client reconnects and fills the gap from history.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use aria_protocol::ServerFrame;
-use axum::extract::ws::Utf8Bytes;
-use tokio::sync::mpsc;
 
+use crate::device_queue::{DeviceQueue, Frame, Pushed};
 use crate::live::LiveTurns;
 
 /// Frames a device may have queued before it counts as lagging. A flood turn
@@ -22,8 +22,8 @@ const QUEUE_FRAMES: usize = 1024;
 /// Identifies one authenticated connection inside the hub.
 pub type ConnId = u64;
 
-/// What a connection's queue yields.
-pub type Outgoing = mpsc::Receiver<Utf8Bytes>;
+/// The queue a connection drains.
+pub type Outgoing = Arc<DeviceQueue>;
 
 #[derive(Default)]
 pub struct Hub {
@@ -32,7 +32,7 @@ pub struct Hub {
 
 #[derive(Default)]
 struct Inner {
-    devices: HashMap<ConnId, mpsc::Sender<Utf8Bytes>>,
+    devices: HashMap<ConnId, Arc<DeviceQueue>>,
     live: LiveTurns,
     next_id: ConnId,
     /// Set at shutdown: no device may join any more.
@@ -56,15 +56,15 @@ impl Hub {
             return None;
         }
         let resend = inner.live.resend();
-        let (tx, rx) = mpsc::channel(QUEUE_FRAMES.max(resend.len() + 1));
+        let queue = Arc::new(DeviceQueue::new(QUEUE_FRAMES.max(resend.len() + 1)));
         for frame in std::iter::once(ready).chain(&resend) {
             // Cannot fail: the queue is new and large enough for all of them.
-            let _ = tx.try_send(encode(frame));
+            queue.push(&Frame::new(frame));
         }
         inner.next_id += 1;
         let id = inner.next_id;
-        inner.devices.insert(id, tx);
-        Some((id, rx))
+        inner.devices.insert(id, Arc::clone(&queue));
+        Some((id, queue))
     }
 
     pub fn leave(&self, id: ConnId) {
@@ -73,39 +73,35 @@ impl Hub {
 
     /// Sends a frame to every device and records what it changes of a live turn.
     pub fn publish(&self, frame: &ServerFrame) {
-        let text = encode(frame);
+        let shared = Frame::new(frame);
         let mut inner = self.lock();
         inner.live.observe(frame);
-        inner
-            .devices
-            .retain(|id, tx| match tx.try_send(text.clone()) {
-                Ok(()) => true,
-                Err(mpsc::error::TrySendError::Full(_)) => {
-                    tracing::warn!(conn = id, "device is lagging; disconnecting it");
-                    false
-                }
-                Err(mpsc::error::TrySendError::Closed(_)) => false,
-            });
+        inner.devices.retain(|id, queue| match queue.push(&shared) {
+            Pushed::Queued => true,
+            Pushed::Lagging => {
+                tracing::warn!(conn = id, "device is lagging; disconnecting it");
+                crate::memory::released();
+                false
+            }
+            Pushed::Closed => false,
+        });
     }
 
     /// Sends a reply to the one device that asked.
     pub fn reply(&self, id: ConnId, frame: &ServerFrame) {
         let mut inner = self.lock();
-        let lagging = inner
+        let dropped = inner
             .devices
             .get(&id)
-            .is_some_and(|tx| tx.try_send(encode(frame)).is_err());
-        if lagging {
+            .is_some_and(|queue| queue.push(&Frame::new(frame)) != Pushed::Queued);
+        if dropped {
             inner.devices.remove(&id);
         }
     }
 
     /// Frames waiting in the queue of the device `id`.
     pub fn queued(&self, id: ConnId) -> usize {
-        self.lock()
-            .devices
-            .get(&id)
-            .map_or(0, |tx| tx.max_capacity() - tx.capacity())
+        self.lock().devices.get(&id).map_or(0, |queue| queue.len())
     }
 
     /// Whether the hub has been shut down (a connection's queue ending then
@@ -114,16 +110,14 @@ impl Hub {
         self.lock().closed
     }
 
-    /// Drops every device; their connections close.
+    /// Drops every device; their connections send what is queued and close.
     pub fn close(&self) {
         let mut inner = self.lock();
         inner.closed = true;
-        inner.devices.clear();
+        for (_, queue) in inner.devices.drain() {
+            queue.finish();
+        }
     }
-}
-
-fn encode(frame: &ServerFrame) -> Utf8Bytes {
-    Utf8Bytes::from(frame.encode())
 }
 
 #[cfg(test)]
@@ -152,12 +146,10 @@ mod tests {
     fn join_queues_ready_then_live_state_then_broadcasts() {
         let hub = Hub::default();
         hub.publish(&typing(true));
-        let (id, mut rx) = hub.join(&ready()).expect("open hub");
+        let (id, queue) = hub.join(&ready()).expect("open hub");
         hub.publish(&typing(false));
         hub.reply(id, &ServerFrame::Pong(Ping { t: 1.into() }));
-        let got: Vec<String> = std::iter::from_fn(|| rx.try_recv().ok())
-            .map(|t| t.to_string())
-            .collect();
+        let got = queue.drain_now();
         assert_eq!(got.len(), 4);
         assert!(got[0].contains("\"ready\""));
         assert!(got[1].contains("\"on\":true"));
@@ -166,28 +158,33 @@ mod tests {
     }
 
     #[test]
-    fn lagging_device_is_dropped_and_others_keep_receiving() {
+    fn lagging_device_is_dropped_with_its_queue_freed_and_others_keep_receiving() {
         let hub = Hub::default();
-        let (_slow, slow_rx) = hub.join(&ready()).expect("open hub");
-        let (_fast, mut fast_rx) = hub.join(&ready()).expect("open hub");
+        let (_slow, slow) = hub.join(&ready()).expect("open hub");
+        let (_fast, fast) = hub.join(&ready()).expect("open hub");
         for _ in 0..QUEUE_FRAMES + 10 {
             hub.publish(&typing(true));
-            while fast_rx.try_recv().is_ok() {}
+            fast.drain_now();
         }
         assert_eq!(hub.lock().devices.len(), 1);
-        drop(slow_rx);
+        assert_eq!(slow.len(), 0, "the dropped device's frames are freed");
+        assert!(slow.is_done(), "its connection is told to close");
         hub.publish(&typing(false));
-        assert!(fast_rx.try_recv().is_ok());
+        assert_eq!(fast.drain_now().len(), 1);
     }
 
     #[test]
     fn closed_hub_refuses_joins() {
         let hub = Hub::default();
-        let (_id, mut rx) = hub.join(&ready()).expect("open hub");
+        let (_id, queue) = hub.join(&ready()).expect("open hub");
         hub.close();
         assert!(hub.is_closed());
         assert!(hub.join(&ready()).is_none());
-        assert!(rx.try_recv().is_ok(), "queued ready is still delivered");
-        assert!(rx.try_recv().is_err());
+        assert_eq!(
+            queue.drain_now().len(),
+            1,
+            "queued ready is still delivered"
+        );
+        assert!(queue.is_done());
     }
 }

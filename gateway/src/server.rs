@@ -153,12 +153,14 @@ pub async fn serve(config: Config) -> Result<RunningServer, ServeError> {
         router(state, &config.static_dir).into_make_service_with_connect_info::<SocketAddr>();
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async {
-                // A dropped sender stops the server as well.
-                let _ = stopped.await;
-            })
-            .await
+        let serving = axum::serve(listener, router).with_graceful_shutdown(async {
+            // A dropped sender stops the server as well.
+            let _ = stopped.await;
+        });
+        tokio::select! {
+            served = serving => served,
+            () = crate::memory::trim_after_releases() => Ok(()),
+        }
     });
     tracing::info!(%addr, data_dir = %config.data_dir.display(), "gateway started");
     Ok(RunningServer {

@@ -8,6 +8,7 @@ mod abuse;
 mod approvals;
 mod around;
 mod bad_database;
+mod behind;
 mod branch_context;
 mod branches;
 mod channels;

@@ -40,6 +40,11 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
+// Beside this file however it is included (`#[path]` from the browser tests).
+#[path = "fake_model_http.rs"]
+mod http;
+use http::{read_request, respond_json};
+
 /// The `fake-chat` answer.
 pub const CHAT_ANSWER: &str = "Hello from the fake model! Here is **a list**:\n\n- one\n- two\n";
 /// The `fake-chat` reasoning.
@@ -58,8 +63,6 @@ pub const TITLE_ANSWER: &str = "\"Scripted title.\"";
 pub const USAGE_TOTAL: u64 = 18;
 /// Pause between two chunks of a stream.
 const CHUNK_INTERVAL: Duration = Duration::from_millis(20);
-/// Largest request accepted (Hermes sends ~30 tool schemas per request).
-const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
 
 /// One request received, as the tests inspect it.
 #[derive(Debug, Clone)]
@@ -183,22 +186,6 @@ async fn accept(listener: TcpListener, log: Arc<Mutex<Vec<Received>>>, settings:
     }
 }
 
-struct Request {
-    method: String,
-    path: String,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Request {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
 async fn serve(mut stream: TcpStream, log: Arc<Mutex<Vec<Received>>>, settings: Arc<Settings>) {
     let Some(request) = read_request(&mut stream).await else {
         return;
@@ -248,82 +235,6 @@ async fn serve(mut stream: TcpStream, log: Arc<Mutex<Vec<Received>>>, settings: 
             .await
         }
     };
-}
-
-/// Reads one request (head and `Content-Length` body); `None` if malformed.
-async fn read_request(stream: &mut TcpStream) -> Option<Request> {
-    let mut buf = Vec::new();
-    let head_end = loop {
-        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break end;
-        }
-        if buf.len() > 64 * 1024 {
-            return None;
-        }
-        let mut chunk = [0u8; 8192];
-        let n = stream.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-    let mut lines = head.split("\r\n");
-    let mut request_line = lines.next()?.split_whitespace();
-    let (method, path) = (
-        request_line.next()?.to_string(),
-        request_line.next()?.to_string(),
-    );
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let length: usize = headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    if length > MAX_REQUEST_BYTES {
-        return None;
-    }
-    let mut body = buf[head_end + 4..].to_vec();
-    while body.len() < length {
-        let mut chunk = vec![0u8; (length - body.len()).min(64 * 1024)];
-        let n = stream.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        body.extend_from_slice(&chunk[..n]);
-    }
-    body.truncate(length);
-    Some(Request {
-        method,
-        path,
-        headers,
-        body,
-    })
-}
-
-async fn respond_json(stream: &mut TcpStream, status: u16, body: &Value) -> std::io::Result<()> {
-    let body = body.to_string();
-    let head = format!(
-        "HTTP/1.1 {status} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        reason(status),
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await?;
-    stream.write_all(body.as_bytes()).await?;
-    stream.shutdown().await
-}
-
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        401 => "Unauthorized",
-        404 => "Not Found",
-        429 => "Too Many Requests",
-        _ => "Internal Server Error",
-    }
 }
 
 async fn complete(

@@ -171,7 +171,7 @@ mod tests {
             channels: vec![],
             limits: None,
         });
-        let (_conn, mut frames) = outbox.hub().join(&ready).expect("open hub");
+        let (_conn, frames) = outbox.hub().join(&ready).expect("open hub");
         let approvals = Arc::new(Approvals::new(Duration::from_secs(60)));
         let (_cancel, cancelled) = watch::channel(false);
         let slot = crate::store::TurnSlot {
@@ -197,8 +197,10 @@ mod tests {
             .await
             .send();
 
-        let sent: Vec<ServerFrame> = std::iter::from_fn(|| frames.try_recv().ok())
-            .map(|text| ServerFrame::decode(&text).expect("frame"))
+        let sent: Vec<ServerFrame> = frames
+            .drain_now()
+            .iter()
+            .map(|text| ServerFrame::decode(text).expect("frame"))
             .collect();
         let request = sent.iter().find_map(|f| match f {
             ServerFrame::ApprovalRequest(r) => Some(r),
