@@ -22,6 +22,7 @@ mod files_messages;
 mod files_model;
 mod hermes;
 mod hermes_api;
+mod hermes_files;
 mod hermes_link;
 mod hermes_sessions;
 mod migrations;

@@ -24,7 +24,7 @@ from gateway.platforms.base import (
     SendResult,
 )
 
-from . import mapping
+from . import files, mapping
 from .branches import TurnLog
 from .hooks import PLATFORM, Hooks
 from .link import LinkClient, LinkError
@@ -108,6 +108,8 @@ class AriaAdapter(BasePlatformAdapter):
         self._foreign: Dict[str, asyncio.Event] = {}
         # Chats whose session title was looked for since Hermes started.
         self._titled: set = set()
+        # The pieces of the files of each chat's next turn.
+        self._inbox = files.Inbox()
         # Approval requests waiting for an answer: id -> (chat, session key).
         self._approvals: Dict[str, tuple[str, str]] = {}
         # The stream consumer's cursor, which an unfinished snapshot ends with.
@@ -242,6 +244,47 @@ class AriaAdapter(BasePlatformAdapter):
         )
         return SendResult(success=True, message_id=approval_id)
 
+    # Files Hermes delivers with an answer (MEDIA tags, local paths it
+    # names) come here: they go to the gateway, which attaches them to the
+    # answer. Audio and video too: the gateway says when it takes no such
+    # file, rather than Hermes's fallback posting a message of its own.
+
+    async def send_image_file(
+        self, chat_id: str, image_path: str, caption=None, reply_to=None, metadata=None, **kwargs
+    ) -> SendResult:
+        return await self._send_file(chat_id, image_path)
+
+    async def send_document(
+        self, chat_id: str, file_path: str, caption=None, file_name=None, reply_to=None, metadata=None, **kwargs
+    ) -> SendResult:
+        return await self._send_file(chat_id, file_path, file_name)
+
+    async def send_video(
+        self, chat_id: str, video_path: str, caption=None, reply_to=None, metadata=None, **kwargs
+    ) -> SendResult:
+        return await self._send_file(chat_id, video_path)
+
+    async def send_voice(
+        self, chat_id: str, audio_path: str, caption=None, reply_to=None, metadata=None, **kwargs
+    ) -> SendResult:
+        return await self._send_file(chat_id, audio_path)
+
+    async def _send_file(self, chat_id: str, path: str, name: Optional[str] = None) -> SendResult:
+        file_id = f"f-{uuid.uuid4().hex[:16]}"
+        shown = name or os.path.basename(str(path)) or "file"
+        # Hermes's own guard: no credential or system file leaves.
+        safe = self.validate_media_delivery_path(str(path))
+        if safe is None:
+            data, why = None, "Hermes does not deliver that path"
+        else:
+            data, why = await asyncio.to_thread(files.read_outbound, safe)
+        if data is None:
+            self._emit({"type": "file", "chat_id": chat_id, "file_id": file_id, "name": shown, "error": why})
+            return SendResult(success=False, error=why)
+        for piece in files.pieces(chat_id, file_id, shown, data):
+            self._emit(piece)
+        return SendResult(success=True, message_id=file_id)
+
     async def on_processing_start(self, event: MessageEvent) -> None:
         chat_id = event.source.chat_id if event.source else ""
         if not chat_id:
@@ -318,6 +361,8 @@ class AriaAdapter(BasePlatformAdapter):
             await self._cancel(chat_id)
         elif kind == "approve":
             self._answer(chat_id, message)
+        elif kind == "file":
+            self._inbox.piece(chat_id, message)
 
     def _event(self, chat_id: str, text: str) -> MessageEvent:
         message_id = f"u-{uuid.uuid4().hex[:16]}"
@@ -345,6 +390,9 @@ class AriaAdapter(BasePlatformAdapter):
             return
         self._turns[chat_id] = turn_id
         event = self._event(chat_id, text[:MAX_INPUT_CHARS])
+        taken = self._inbox.take(chat_id, turn_id, message.get("files"))
+        if taken:
+            await asyncio.to_thread(files.attach, event, taken)
         await self._stop_foreign_run(chat_id)
         follows = message.get("follows")
         if "follows" in message and (follows is None or isinstance(follows, str)):

@@ -18,6 +18,7 @@
 //! | `fake-terminal` | a `terminal` call of the command written after the tag (`[fake-terminal] ls -l`), usage; once the request's last message is the tool's result, [`COMMAND_ANSWER`] |
 //! | `fake-todo` | a `todo` call writing the JSON list after the tag (reading the list without one); after its result, [`PLAN_ANSWER`] |
 //! | `fake-blind` | a model without vision: HTTP 400 for a request with an `image_url` part, else as `fake-chat` |
+//! | `fake-media` | [`MEDIA_ANSWER`], then a `MEDIA:` line for each path written after the tag (Hermes delivers those files) |
 //! | `fake-delegate` | a `delegate_task` call whose goal is to read the note (the sub-agent, untagged, runs the request's model: `fake-tool` reads it); after its result, [`DELEGATE_ANSWER`] |
 //!
 //! A request with `"stream": false` gets [`TITLE_ANSWER`] as one JSON
@@ -52,6 +53,8 @@ pub const COMMAND_ANSWER: &str = "The command is done.";
 pub const PLAN_ANSWER: &str = "The plan is up to date.";
 /// The `fake-delegate` answer after the sub-agent reported.
 pub const DELEGATE_ANSWER: &str = "The sub-agent read the note.";
+/// The `fake-media` answer before its `MEDIA:` lines.
+pub const MEDIA_ANSWER: &str = "Here are the files.";
 /// The answer to every non-streamed request (the gateway's title requests).
 pub const TITLE_ANSWER: &str = "\"Scripted title.\"";
 /// Tokens reported by every script's usage chunk.
@@ -385,6 +388,15 @@ async fn complete(
             let args = json!({"goal": "Read the note and say what it says."});
             sse.tool_call(&call_id(body), "delegate_task", &args)
                 .await?
+        }
+        "fake-media" => {
+            let rest = tagged_rest(body).unwrap_or_default();
+            let tags: Vec<String> = rest
+                .split_whitespace()
+                .map(|p| format!("MEDIA:{p}"))
+                .collect();
+            let text = format!("{MEDIA_ANSWER}\n\n{}", tags.join("\n"));
+            sse.answer(None, &text).await?
         }
         "fake-disconnect" => {
             sse.delta(json!({"role": "assistant", "content": "Partial "}))

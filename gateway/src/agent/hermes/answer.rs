@@ -13,6 +13,7 @@ use std::time::Duration;
 use aria_protocol::{Choice, PlanItem, PlanStatus};
 use serde_json::Value;
 
+use super::from_hermes::{Piece, Received};
 use super::link::{Heard, Link, Registration};
 use super::wire::{self, Command, Event};
 use crate::agent::turn::ToolHandle;
@@ -55,6 +56,8 @@ pub struct Answer<'a> {
     tools: HashMap<String, ToolHandle>,
     /// Whether any assistant message of this turn was shown.
     spoke: bool,
+    /// Files Hermes sent, for the answer.
+    files: Received,
 }
 
 impl<'a> Answer<'a> {
@@ -67,6 +70,7 @@ impl<'a> Answer<'a> {
             open: None,
             tools: HashMap::new(),
             spoke: false,
+            files: Received::default(),
         }
     }
 
@@ -189,6 +193,24 @@ impl<'a> Answer<'a> {
                     .await?
             }
             Event::Plan { items } => self.turn.plan(plan_items(items))?,
+            Event::File {
+                file_id,
+                name,
+                offset,
+                data,
+                last,
+                error,
+            } => {
+                let piece = Piece {
+                    file_id,
+                    name,
+                    offset,
+                    data,
+                    last,
+                    error,
+                };
+                self.files.piece(self.turn, piece).await?;
+            }
             // The gateway keeps the thread's typing on for the whole turn;
             // a title goes to the thread, not the turn (the link routes it).
             Event::Typing | Event::Done { .. } | Event::Title { .. } => {}
@@ -282,18 +304,35 @@ impl<'a> Answer<'a> {
                 _ => "Hermes failed while answering (its log says why).".into(),
             }));
         }
-        let Some(said) = self.open.take().filter(|s| !s.text.trim().is_empty()) else {
+        let said = self.open.take().filter(|s| !s.text.trim().is_empty());
+        let (files, notes) = self.files.take();
+        if said.is_none() && files.is_empty() && notes.is_empty() {
             if self.spoke {
                 return Ok(());
             }
             return Err(Failure::Hermes("Hermes finished without an answer.".into()));
-        };
+        }
+        // Files Hermes sent after its last message go on a message of
+        // their own (it has no text then).
+        let said = said.unwrap_or(Said {
+            message_id: String::new(),
+            text: String::new(),
+            reasoning: None,
+            streamed: false,
+        });
+        let mut text = said.text;
+        for note in notes {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(&note);
+        }
         let reply = Reply {
-            text: said.text,
+            text,
             reasoning: said.reasoning,
             model,
             tokens: None,
-            files: Box::default(),
+            files,
         };
         self.turn.log_plan().await?;
         if said.streamed {

@@ -8,8 +8,10 @@
 //! joins whichever Hermes links to it with the secret it made.
 
 mod answer;
+mod from_hermes;
 mod link;
 mod secret;
+mod to_hermes;
 mod wire;
 
 use std::time::Duration;
@@ -100,12 +102,16 @@ impl HermesAgent {
         }
         let turn_id = turn.turn_id().to_string();
         let heard = self.link.register(&chat_id, &turn_id);
-        let sent = self.link.send(&Command::Turn {
-            chat_id: chat_id.clone(),
-            turn_id,
-            text: text.to_string(),
-            follows: turn.follows().map(str::to_string),
-        });
+        let sent = match to_hermes::send(&self.link, turn, &chat_id, &turn_id).await {
+            Ok(files) => self.link.send(&Command::Turn {
+                chat_id: chat_id.clone(),
+                turn_id,
+                text: text.to_string(),
+                follows: turn.follows().map(str::to_string),
+                files,
+            }),
+            Err(why) => Err(why),
+        };
         let mut answer = Answer::new(&self.link, turn, heard, self.stall);
         let outcome = match sent {
             Ok(()) => answer.run().await,
