@@ -41,6 +41,12 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
+// Beside this file whichever crate includes it (the browser tests do, by
+// `#[path]`).
+#[path = "fake_sse.rs"]
+mod sse;
+use sse::Sse;
+
 /// The `fake-chat` answer.
 pub const CHAT_ANSWER: &str = "Hello from the fake model! Here is **a list**:\n\n- one\n- two\n";
 /// The `fake-chat` reasoning.
@@ -426,15 +432,6 @@ async fn complete(
     sse.stream.shutdown().await
 }
 
-/// `text` split at the char boundary at or before byte `at`.
-fn split_near(text: &str, at: usize) -> (&str, &str) {
-    let mut at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    text.split_at(at)
-}
-
 /// Whether any message has an `image_url` content part.
 fn has_image_part(body: &Value) -> bool {
     body["messages"].as_array().is_some_and(|messages| {
@@ -479,84 +476,4 @@ fn call_id(body: &Value) -> String {
 
 fn last_role(body: &Value) -> Option<&str> {
     body["messages"].as_array()?.last()?["role"].as_str()
-}
-
-/// Writes `data:` events as chunks of a chunked body.
-struct Sse<'a> {
-    stream: &'a mut TcpStream,
-    model: String,
-}
-
-impl Sse<'_> {
-    async fn data(&mut self, data: &str) -> std::io::Result<()> {
-        let event = format!("data: {data}\n\n");
-        let chunk = format!("{:x}\r\n{event}\r\n", event.len());
-        self.stream.write_all(chunk.as_bytes()).await?;
-        self.stream.flush().await?;
-        tokio::time::sleep(CHUNK_INTERVAL).await;
-        Ok(())
-    }
-
-    async fn chunk(&mut self, choices: Value, usage: Option<Value>) -> std::io::Result<()> {
-        let mut chunk = json!({
-            "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
-            "model": self.model, "choices": choices,
-        });
-        if let Some(usage) = usage {
-            chunk["usage"] = usage;
-        }
-        self.data(&chunk.to_string()).await
-    }
-
-    async fn delta(&mut self, delta: Value) -> std::io::Result<()> {
-        self.chunk(
-            json!([{"index": 0, "delta": delta, "finish_reason": null}]),
-            None,
-        )
-        .await
-    }
-
-    async fn finish(&mut self, reason: &str) -> std::io::Result<()> {
-        self.chunk(
-            json!([{"index": 0, "delta": {}, "finish_reason": reason}]),
-            None,
-        )
-        .await?;
-        let usage =
-            json!({"prompt_tokens": 12, "completion_tokens": 6, "total_tokens": USAGE_TOTAL});
-        self.chunk(json!([]), Some(usage)).await
-    }
-
-    /// Reasoning (if any), then `text` a few characters per chunk.
-    async fn answer(&mut self, reasoning: Option<&str>, text: &str) -> std::io::Result<()> {
-        self.delta(json!({"role": "assistant", "content": ""}))
-            .await?;
-        if let Some(reasoning) = reasoning {
-            let (a, b) = split_near(reasoning, reasoning.len() / 2);
-            self.delta(json!({"reasoning_content": a})).await?;
-            self.delta(json!({"reasoning_content": b})).await?;
-        }
-        let chars: Vec<char> = text.chars().collect();
-        for piece in chars.chunks(6) {
-            self.delta(json!({"content": piece.iter().collect::<String>()}))
-                .await?;
-        }
-        self.finish("stop").await
-    }
-
-    /// A call of tool `name` whose arguments arrive in three pieces.
-    async fn tool_call(&mut self, id: &str, name: &str, args: &Value) -> std::io::Result<()> {
-        let args = args.to_string();
-        let (a, rest) = split_near(&args, args.len() / 3);
-        let (b, c) = split_near(rest, rest.len() / 2);
-        self.delta(json!({"role": "assistant", "content": null, "tool_calls": [
-            {"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": a}}
-        ]}))
-        .await?;
-        for piece in [b, c] {
-            self.delta(json!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}))
-                .await?;
-        }
-        self.finish("tool_calls").await
-    }
 }
