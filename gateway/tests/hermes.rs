@@ -8,7 +8,9 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::support::fake_model::{FakeModel, COMMAND_ANSWER, PLAN_ANSWER, TOOL_ANSWER};
+use crate::support::fake_model::{
+    FakeModel, CHAT_ANSWER, CHAT_REASONING, COMMAND_ANSWER, PLAN_ANSWER, TOOL_ANSWER, USAGE_TOTAL,
+};
 use crate::support::hermes::Hermes;
 use crate::support::Client;
 use aria_gateway::{serve, AgentKind, RunningServer};
@@ -192,6 +194,11 @@ async fn turns_through_real_hermes_over_the_link() {
     );
     assert!(end[0]["duration"].as_f64().is_some_and(|d| d >= 0.0));
     assert_eq!(answer(&frames), COMMAND_ANSWER);
+    // The turn's tokens: both of its model calls (the call, the answer).
+    let stop = of_type(&frames, "message.stop")
+        .pop()
+        .expect("a streamed answer");
+    assert_eq!(stop["tokens"], json!(2 * USAGE_TOTAL), "{stop}");
 
     // 3. The next turn's request to the model holds the last turn's tool
     //    call and its result: Hermes keeps the thread's session itself.
@@ -219,6 +226,16 @@ async fn turns_through_real_hermes_over_the_link() {
                 .is_some_and(|c| c.contains("hello-from-terminal"))),
         "no terminal result in {messages:#?}"
     );
+
+    // 3b. A streamed answer's reasoning (Hermes sends no reasoning prefix
+    //     when it streams) comes from its model call, above the answer.
+    let frames = turn(&mut client, &channel, "[fake-chat] Hi!", "r1").await;
+    assert_eq!(answer(&frames), CHAT_ANSWER, "{}", hermes.log());
+    let stop = of_type(&frames, "message.stop")
+        .pop()
+        .expect("a streamed answer");
+    assert_eq!(stop["reasoning"], CHAT_REASONING, "{stop}");
+    assert_eq!(stop["tokens"], json!(USAGE_TOTAL), "{stop}");
 
     // 4. The todo tool's list arrives as a plan frame, whole, and is
     //    logged at the turn's end; read back next turn, it is still there

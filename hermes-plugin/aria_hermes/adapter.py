@@ -314,6 +314,8 @@ class AriaAdapter(BasePlatformAdapter):
                 "chat_id": chat_id,
                 "outcome": outcome.value,
                 "model": self._hooks.model_of(chat_id),
+                "tokens": self._hooks.tokens_of(chat_id),
+                "reasoning": self._hooks.reasoning_of(chat_id),
             }
         )
         self._turns.pop(chat_id, None)
@@ -389,6 +391,7 @@ class AriaAdapter(BasePlatformAdapter):
         if not isinstance(text, str) or not isinstance(turn_id, str):
             return
         self._turns[chat_id] = turn_id
+        self._hooks.begin_turn(chat_id)
         event = self._event(chat_id, text[:MAX_INPUT_CHARS])
         taken = self._inbox.take(chat_id, turn_id, message.get("files"))
         if taken:

@@ -5,7 +5,8 @@
 //! text). The newest one stays open until something follows it: a tool
 //! call or another message closes it (a streamed bubble as a message of its
 //! own, a whole message as commentary, Hermes's interim beat); the one
-//! still open when Hermes is done is the answer, with the model.
+//! still open when Hermes is done is the answer, with the model, the
+//! turn's tokens and the reasoning of the answer's model call.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -34,6 +35,13 @@ impl From<TurnError> for Failure {
     fn from(e: TurnError) -> Self {
         Self::Turn(e)
     }
+}
+
+/// What Hermes's `done` says about the answer.
+struct About {
+    model: Option<String>,
+    tokens: Option<u64>,
+    reasoning: Option<String>,
 }
 
 /// A message of Hermes's, as last sent or edited.
@@ -103,8 +111,19 @@ impl<'a> Answer<'a> {
                     ))
                 }
             };
-            if let Event::Done { outcome, model } = event {
-                return self.finish(&outcome, model).await;
+            if let Event::Done {
+                outcome,
+                model,
+                tokens,
+                reasoning,
+            } = event
+            {
+                let about = About {
+                    model,
+                    tokens,
+                    reasoning,
+                };
+                return self.finish(&outcome, about).await;
             }
             self.apply(event).await?;
         }
@@ -296,7 +315,7 @@ impl<'a> Answer<'a> {
     }
 
     /// Hermes is done: the open message is the answer.
-    async fn finish(&mut self, outcome: &str, model: Option<String>) -> Result<(), Failure> {
+    async fn finish(&mut self, outcome: &str, about: About) -> Result<(), Failure> {
         if outcome != "success" {
             self.close().await?;
             return Err(Failure::Hermes(match outcome {
@@ -329,9 +348,10 @@ impl<'a> Answer<'a> {
         }
         let reply = Reply {
             text,
-            reasoning: said.reasoning,
-            model,
-            tokens: None,
+            // A streamed answer has no reasoning prefix: the model call's.
+            reasoning: said.reasoning.or(about.reasoning),
+            model: about.model,
+            tokens: about.tokens,
             files,
         };
         self.turn.log_plan().await?;

@@ -103,6 +103,12 @@ pub enum Event {
         outcome: String,
         #[serde(default)]
         model: Option<String>,
+        /// Tokens of the turn's model calls (its sub-agents' included).
+        #[serde(default)]
+        tokens: Option<u64>,
+        /// The reasoning of the answer's model call.
+        #[serde(default)]
+        reasoning: Option<String>,
     },
 }
 
