@@ -19,7 +19,8 @@ oldest turns' messages are forgotten; each turn keeps the transcript's
 length and digest right after it. A turn on the path the session holds
 needs no messages: the session is cut back to that length when its start
 still has that digest. Only a switch to another branch through a
-forgotten turn cannot be made (the session then stays as it is).
+forgotten turn is not known here (the adapter then asks the gateway for
+the path, see splice.py).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union
 
 logger = logging.getLogger("hermes_plugins.aria")
 
@@ -41,6 +42,13 @@ MAX_TURNS = 2000
 MAX_LOG_BYTES = 32 * 1024 * 1024
 
 Transcript = List[Dict[str, Any]]
+
+
+class Unknown:
+    """What `TurnLog.begin` returns when it cannot know the transcript."""
+
+
+UNKNOWN = Unknown()
 
 
 class TurnLog:
@@ -128,13 +136,12 @@ class TurnLog:
 
     def begin(
         self, chat_id: str, turn_id: str, follows: Optional[str], transcript: Transcript
-    ) -> Optional[Transcript]:
+    ) -> Union[Transcript, None, Unknown]:
         """A turn starts; ``transcript`` is the session's as it stands.
         Records it as what the chat's last turn left, and returns the
         transcript the session must hold for this turn: ``None`` when it
-        holds it already, or when it cannot be known (a turn on the way
-        was never recorded here, or its messages were forgotten: the
-        session is left as it is)."""
+        holds it already, ``UNKNOWN`` when it cannot be known here (a turn
+        on the way was never recorded, or its messages were forgotten)."""
         with self._lock:
             state = self._load(chat_id)
             head = state.get("head")
@@ -158,15 +165,11 @@ class TurnLog:
                 target = self._path(state, follows)
                 if target is None:
                     target = self._cut(state, follows, transcript)
-                if target is None:
-                    logger.warning(
-                        "[aria] thread %s: the turn followed is not known here (never "
-                        "seen, or its messages forgotten); the session stays as it is",
-                        chat_id,
-                    )
             self._forget(state)
             state["head"], state["follows"] = turn_id, follows
             self._save(chat_id, state)
+            if follows != head and target is None:
+                return UNKNOWN
             return target
 
 

@@ -106,6 +106,11 @@ impl Hermes {
         self.vision = true;
     }
 
+    /// Hermes's `HERMES_HOME` (the plugin keeps its turn log under it).
+    pub fn home(&self) -> PathBuf {
+        self.dir.join("home")
+    }
+
     /// Where Hermes runs (its file tools resolve relative paths here).
     pub fn workdir(&self) -> PathBuf {
         self.dir.join("work")

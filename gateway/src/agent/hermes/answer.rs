@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use super::from_hermes::{Piece, Received};
 use super::link::{Heard, Link, Registration};
+use super::path;
 use super::wire::{self, Command, Event};
 use crate::agent::turn::ToolHandle;
 use crate::agent::{ApprovalAsk, Reply, ToolCall, ToolOutcome, Turn, TurnError};
@@ -66,10 +67,18 @@ pub struct Answer<'a> {
     spoke: bool,
     /// Files Hermes sent, for the answer.
     files: Received,
+    /// The user's message this turn answers.
+    text: &'a str,
 }
 
 impl<'a> Answer<'a> {
-    pub fn new(link: &'a Link, turn: &'a mut Turn, heard: Registration, stall: Duration) -> Self {
+    pub fn new(
+        link: &'a Link,
+        turn: &'a mut Turn,
+        heard: Registration,
+        stall: Duration,
+        text: &'a str,
+    ) -> Self {
         Self {
             link,
             turn,
@@ -79,6 +88,7 @@ impl<'a> Answer<'a> {
             tools: HashMap::new(),
             spoke: false,
             files: Received::default(),
+            text,
         }
     }
 
@@ -212,6 +222,16 @@ impl<'a> Answer<'a> {
                     .await?
             }
             Event::Plan { items } => self.turn.plan(plan_items(items))?,
+            Event::PathNeed => {
+                let (users, from_start) = path::users(self.turn, self.text).await?;
+                let path = Command::Path {
+                    chat_id: self.turn.channel_id().to_string(),
+                    turn_id: self.turn.turn_id().to_string(),
+                    users,
+                    from_start,
+                };
+                self.link.send(&path).map_err(Failure::Hermes)?;
+            }
             Event::File {
                 file_id,
                 name,

@@ -10,6 +10,7 @@
 mod answer;
 mod from_hermes;
 mod link;
+mod path;
 mod secret;
 mod to_hermes;
 mod wire;
@@ -112,7 +113,7 @@ impl HermesAgent {
             }),
             Err(why) => Err(why),
         };
-        let mut answer = Answer::new(&self.link, turn, heard, self.stall);
+        let mut answer = Answer::new(&self.link, turn, heard, self.stall, text);
         let outcome = match sent {
             Ok(()) => answer.run().await,
             Err(why) => Err(Failure::Hermes(why)),

@@ -94,6 +94,10 @@ pub enum Event {
         #[serde(default)]
         error: Option<String>,
     },
+    /// The plugin needs the thread's path to put Hermes's session on a
+    /// turn it never recorded ([`Command::Path`] answers).
+    #[serde(rename = "path.need")]
+    PathNeed,
     /// Hermes titled the thread's session (after its first exchange).
     #[serde(rename = "title")]
     Title { title: String },
@@ -188,6 +192,15 @@ pub enum Command {
         file_id: String,
         offset: u64,
         data: String,
+    },
+    /// What the user wrote in each turn of the running turn's path, oldest
+    /// first; `from_start`: from the thread's first message.
+    #[serde(rename = "path")]
+    Path {
+        chat_id: String,
+        turn_id: String,
+        users: Vec<String>,
+        from_start: bool,
     },
     /// Stop the thread's running turn.
     #[serde(rename = "cancel")]
