@@ -110,8 +110,9 @@ pub(crate) fn free_addr() -> SocketAddr {
 
 /// One Hermes for the whole story (it takes seconds to start): a terminal
 /// command's full args and output; the agent remembering its own tool
-/// call next turn; the todo list as plans, kept across turns; an approval
-/// denied; Stop mid-run; Hermes killed
+/// call next turn; a streamed answer's reasoning and the turn's tokens;
+/// the todo list as plans, kept across turns; an approval denied on
+/// another device; Stop mid-run; Hermes killed
 /// mid-turn and back; a gateway restart survived by Hermes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn turns_through_real_hermes_over_the_link() {
@@ -268,6 +269,8 @@ async fn turns_through_real_hermes_over_the_link() {
     let victim = hermes.workdir().join("victim");
     std::fs::create_dir_all(&victim).expect("make the victim");
     let rm = format!("rm -rf {}", victim.display());
+    // Asked on every device; denied on another one than the sender's.
+    let mut other = Client::connect(&gw.ws_url(), None).await;
     client
         .send_message(&channel, &format!("[fake-terminal] {rm}"), "a1")
         .await;
@@ -278,10 +281,14 @@ async fn turns_through_real_hermes_over_the_link() {
         request["choices"],
         json!(["once", "session", "always", "deny"])
     );
-    client
+    let seen = frames_until(&mut other, |f| f["type"] == "approval.request").await;
+    let seen = seen.last().expect("the request on the other device");
+    assert_eq!(seen["request_id"], request["request_id"]);
+    other
         .send(json!({"type": "approval.respond", "channel_id": channel,
-                     "request_id": request["request_id"], "choice": "deny"}))
+                     "request_id": seen["request_id"], "choice": "deny"}))
         .await;
+    drop(other);
     let frames = rest_of_turn(&mut client).await;
     assert!(victim.exists(), "a denied rm ran\n{}", hermes.log());
     assert_eq!(of_type(&frames, "approval.resolved")[0]["choice"], "deny");
