@@ -9,7 +9,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::support::fake_model::{
-    FakeModel, CHAT_ANSWER, CHAT_REASONING, COMMAND_ANSWER, PLAN_ANSWER, TOOL_ANSWER, USAGE_TOTAL,
+    FakeModel, BEAT, CHAT_ANSWER, CHAT_REASONING, COMMAND_ANSWER, PLAN_ANSWER, TOOL_ANSWER,
+    USAGE_TOTAL,
 };
 use crate::support::hermes::Hermes;
 use crate::support::Client;
@@ -237,6 +238,21 @@ async fn turns_through_real_hermes_over_the_link() {
         .expect("a streamed answer");
     assert_eq!(stop["reasoning"], CHAT_REASONING, "{stop}");
     assert_eq!(stop["tokens"], json!(USAGE_TOTAL), "{stop}");
+
+    // 3c. What the model says along with a tool call (Hermes's interim
+    //     message) shows before the call's card, apart from the answer:
+    //     Hermes streams it, so it is a message of its own, as in the
+    //     seed's frame sequence (unstreamed, it would be commentary).
+    let frames = turn(&mut client, &channel, "[fake-beat]", "r2").await;
+    assert_eq!(answer(&frames), TOOL_ANSWER, "{}", hermes.log());
+    let beat = frames
+        .iter()
+        .position(|f| f["type"] == "message.stop" && f["final_text"] == BEAT);
+    let card = frames.iter().position(|f| f["type"] == "tool.start");
+    assert!(
+        beat.is_some() && beat < card,
+        "the beat before the card: {frames:#?}"
+    );
 
     // 4. The todo tool's list arrives as a plan frame, whole, and is
     //    logged at the turn's end; read back next turn, it is still there

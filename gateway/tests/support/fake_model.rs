@@ -18,6 +18,7 @@
 //! | `fake-terminal` | a `terminal` call of the command written after the tag (`[fake-terminal] ls -l`), usage; once the request's last message is the tool's result, [`COMMAND_ANSWER`] |
 //! | `fake-todo` | a `todo` call writing the JSON list after the tag (reading the list without one); after its result, [`PLAN_ANSWER`] |
 //! | `fake-blind` | a model without vision: HTTP 400 for a request with an `image_url` part, else as `fake-chat` |
+//! | `fake-beat` | [`BEAT`] and a `read_file` call of the note in one message; after its result, [`TOOL_ANSWER`] |
 //! | `fake-media` | [`MEDIA_ANSWER`], then a `MEDIA:` line for each path written after the tag (Hermes delivers those files) |
 //! | `fake-delegate` | a `delegate_task` call whose goal is to read the note (the sub-agent, untagged, runs the request's model: `fake-tool` reads it); after its result, [`DELEGATE_ANSWER`] |
 //!
@@ -59,6 +60,8 @@ pub const COMMAND_ANSWER: &str = "The command is done.";
 pub const PLAN_ANSWER: &str = "The plan is up to date.";
 /// The `fake-delegate` answer after the sub-agent reported.
 pub const DELEGATE_ANSWER: &str = "The sub-agent read the note.";
+/// What `fake-beat` says along with its tool call.
+pub const BEAT: &str = "Let me read the note first.";
 /// The `fake-media` answer before its `MEDIA:` lines.
 pub const MEDIA_ANSWER: &str = "Here are the files.";
 /// The answer to every non-streamed request (the gateway's title requests).
@@ -373,6 +376,12 @@ async fn complete(
         "fake-tool" => {
             let args = json!({"path": settings.note_path});
             sse.tool_call(&call_id(body), "read_file", &args).await?
+        }
+        "fake-beat" if last_role(body) == Some("tool") => sse.answer(None, TOOL_ANSWER).await?,
+        "fake-beat" => {
+            let args = json!({"path": settings.note_path});
+            sse.say_then_call(BEAT, &call_id(body), "read_file", &args)
+                .await?
         }
         "fake-terminal" if last_role(body) == Some("tool") => {
             sse.answer(None, COMMAND_ANSWER).await?

@@ -79,6 +79,20 @@ impl Sse<'_> {
         self.finish("stop").await
     }
 
+    /// `text` in one piece, then a call of tool `name` in the same message
+    /// (a model saying what it is about to do).
+    pub async fn say_then_call(
+        &mut self,
+        text: &str,
+        id: &str,
+        name: &str,
+        args: &Value,
+    ) -> std::io::Result<()> {
+        self.delta(json!({"role": "assistant", "content": text}))
+            .await?;
+        self.tool_call(id, name, args).await
+    }
+
     /// A call of tool `name` whose arguments arrive in three pieces.
     pub async fn tool_call(&mut self, id: &str, name: &str, args: &Value) -> std::io::Result<()> {
         let args = args.to_string();
