@@ -24,6 +24,7 @@ mod hermes;
 mod hermes_api;
 mod hermes_files;
 mod hermes_link;
+mod hermes_link_files;
 mod hermes_sessions;
 mod migrations;
 mod openai;

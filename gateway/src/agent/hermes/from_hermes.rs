@@ -47,20 +47,7 @@ impl Received {
             self.refuse(&piece.name, &error);
             return Ok(());
         }
-        if !self.incoming.contains_key(&piece.file_id) {
-            let bytes = if self.kept.len() + self.incoming.len() >= MAX_FILES {
-                self.refuse(
-                    &piece.name,
-                    &format!("an answer carries at most {MAX_FILES}"),
-                );
-                None
-            } else {
-                Some(Vec::new())
-            };
-            let name = piece.name.clone();
-            self.incoming
-                .insert(piece.file_id.clone(), Incoming { name, bytes });
-        }
+        self.open(&piece);
         let refused = self.add(&piece, turn.file_limit());
         if let Some(why) = refused {
             if let Some(incoming) = self.incoming.get_mut(&piece.file_id) {
@@ -83,6 +70,39 @@ impl Received {
             Err(why) => self.refuse(&name, &why),
         }
         Ok(())
+    }
+
+    /// Starts receiving the piece's file unless it is arriving already.
+    /// The plugin sends one file after the other: a file still arriving
+    /// when another starts never ends (and memory stays within one file's
+    /// limit).
+    fn open(&mut self, piece: &Piece) {
+        if self.incoming.contains_key(&piece.file_id) {
+            return;
+        }
+        self.give_up("it did not arrive whole");
+        let bytes = if self.kept.len() >= MAX_FILES {
+            self.refuse(
+                &piece.name,
+                &format!("an answer carries at most {MAX_FILES}"),
+            );
+            None
+        } else {
+            Some(Vec::new())
+        };
+        let name = piece.name.clone();
+        self.incoming
+            .insert(piece.file_id.clone(), Incoming { name, bytes });
+    }
+
+    /// Drops the files still arriving, saying `why` of those not refused yet.
+    fn give_up(&mut self, why: &str) {
+        let unfinished: Vec<Incoming> = self.incoming.drain().map(|(_, i)| i).collect();
+        for incoming in unfinished {
+            if incoming.bytes.is_some() {
+                self.refuse(&incoming.name, why);
+            }
+        }
     }
 
     /// Appends the piece's bytes; `Some(why)` when the file is refused
@@ -111,10 +131,10 @@ impl Received {
         ));
     }
 
-    /// The files stored so far and the notes about those that were not.
-    /// Files still arriving when the turn ends are dropped.
+    /// The files stored so far and the notes about those that were not
+    /// (files still arriving when the turn ends are dropped).
     pub fn take(&mut self) -> (Box<[FileRef]>, Vec<String>) {
-        self.incoming.clear();
+        self.give_up("it did not arrive whole");
         (
             std::mem::take(&mut self.kept).into_boxed_slice(),
             std::mem::take(&mut self.notes),
@@ -163,6 +183,30 @@ mod tests {
         let mut junk = piece(6, b"");
         junk.data = "%%%".into();
         assert!(received.add(&junk, 10).is_some());
+    }
+
+    #[test]
+    fn a_file_left_unfinished_by_the_next_one_is_refused_once() {
+        let mut received = receiving();
+        let mut other = piece(0, b"x");
+        other.file_id = "f2".into();
+        other.name = "b.txt".into();
+        received.open(&other);
+        assert!(!received.incoming.contains_key("f1"));
+        let mut refused = piece(0, b"");
+        refused.file_id = "f3".into();
+        refused.name = "c.txt".into();
+        // b.txt refused already (over a limit): not named again.
+        received.incoming.get_mut("f2").expect("f2").bytes = None;
+        received.open(&refused);
+        let (_, notes) = received.take();
+        assert_eq!(
+            notes,
+            [
+                "(The file \"a.txt\" could not be attached: it did not arrive whole.)",
+                "(The file \"c.txt\" could not be attached: it did not arrive whole.)"
+            ]
+        );
     }
 
     #[test]
