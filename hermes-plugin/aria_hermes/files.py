@@ -36,6 +36,22 @@ MAX_PENDING_BYTES = 256 * 1024 * 1024
 MAX_TEXT_INJECT_BYTES = 100 * 1024
 
 
+# Most bytes of a name given to Hermes's cache (file systems take 255 a
+# name; the cache adds a prefix of its own).
+MAX_NAME_BYTES = 150
+
+
+def _cache_name(name: str) -> str:
+    """The name, short enough for a cache file name, its extension kept."""
+    name = os.path.basename(name.replace("\x00", "")) or "file"
+    if len(name.encode("utf-8")) <= MAX_NAME_BYTES:
+        return name
+    stem, ext = os.path.splitext(name)
+    ext = ext[:16]
+    room = MAX_NAME_BYTES - len(ext.encode("utf-8"))
+    return stem.encode("utf-8")[:room].decode("utf-8", errors="ignore") + ext
+
+
 def _display_name(name: str) -> str:
     """The file's name as Hermes's adapters show one to the model."""
     return re.sub(r"[^\w.\- ]", "_", os.path.basename(name) or "file")[:200]
@@ -110,7 +126,11 @@ def attach(event: MessageEvent, files: List[Tuple[dict, Optional[bytes]]]) -> No
         if data is None:
             notes.append(f"[The file '{shown}' did not arrive]")
             continue
-        cached = cache_media_bytes(data, filename=name, mime_type=mime)
+        try:
+            cached = cache_media_bytes(data, filename=_cache_name(name), mime_type=mime)
+        except (OSError, ValueError) as exc:
+            notes.append(f"[The file '{shown}' could not be saved for you: {exc.__class__.__name__}]")
+            continue
         if cached is None:
             notes.append(f"[The image '{shown}' could not be read as an image]")
             continue

@@ -124,3 +124,14 @@ def test_files_hermes_sends_go_to_the_gateway_in_pieces(tmp_path):
         await adapter.disconnect()
 
     asyncio.run(scenario())
+
+
+def test_a_long_name_is_cut_for_the_cache_and_its_extension_kept():
+    event = MessageEvent(text="")
+    long_name = "\u6587" * 200 + ".md"  # 600 bytes of name
+    files.attach(event, [({"name": long_name, "mime": "text/plain"}, b"# Title\n")])
+    (path,) = event.media_urls
+    cached = Path(path)
+    assert cached.read_bytes() == b"# Title\n" and cached.suffix == ".md"
+    assert len(cached.name.encode("utf-8")) <= 255
+    assert "# Title" in event.text
