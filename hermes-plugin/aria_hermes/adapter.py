@@ -363,7 +363,8 @@ class AriaAdapter(BasePlatformAdapter):
         if kind == "turn":
             # The files' pieces came before the turn: taken now, in order.
             taken = self._inbox.take(chat_id, str(message.get("turn_id")), message.get("files"))
-            self._later(chat_id, self._start_turn(chat_id, message, taken))
+            turn_id = message.get("turn_id")
+            self._later(chat_id, self._start_turn(chat_id, message, taken), str(turn_id))
         elif kind == "cancel":
             self._later(chat_id, self._cancel(chat_id))
         elif kind == "path":
@@ -373,8 +374,9 @@ class AriaAdapter(BasePlatformAdapter):
         elif kind == "file":
             self._inbox.piece(chat_id, message)
 
-    def _later(self, chat_id: str, work) -> None:
-        """Runs ``work`` after the chat's earlier turns and Stops."""
+    def _later(self, chat_id: str, work, turn_id: Optional[str] = None) -> None:
+        """Runs ``work`` after the chat's earlier turns and Stops; if it
+        fails, the turn ``turn_id`` (never handed to Hermes) ends at once."""
         lock = self._in_order.setdefault(chat_id, asyncio.Lock())
 
         async def in_order() -> None:
@@ -383,6 +385,11 @@ class AriaAdapter(BasePlatformAdapter):
                     await work
                 except Exception:
                     logger.exception("[aria] thread %s: handling the gateway's message failed", chat_id)
+                    if turn_id is not None and self._link is not None:
+                        self._link.emit(
+                            {"type": "done", "chat_id": chat_id, "turn_id": turn_id,
+                             "outcome": "failure"}
+                        )
 
         asyncio.get_running_loop().create_task(in_order())
 

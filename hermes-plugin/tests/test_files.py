@@ -135,3 +135,23 @@ def test_a_long_name_is_cut_for_the_cache_and_its_extension_kept():
     assert cached.read_bytes() == b"# Title\n" and cached.suffix == ".md"
     assert len(cached.name.encode("utf-8")) <= 255
     assert "# Title" in event.text
+
+
+def test_a_turn_the_plugin_cannot_start_ends_at_once(tmp_path, monkeypatch):
+    def broken(event, taken):
+        raise RuntimeError("the cache is gone")
+
+    monkeypatch.setattr(files, "attach", broken)
+
+    async def scenario():
+        gateway, adapter = await linked(tmp_path)
+        for piece in pieces_of("t1", "f1", PNG):
+            gateway.tell({**piece, "chat_id": "c1"})
+        gateway.tell({"type": "turn", "chat_id": "c1", "turn_id": "t1", "text": "look",
+                      "files": [{"file_id": "f1", "name": "p.png", "mime": "image/png",
+                                 "size": len(PNG)}]})
+        done = await gateway.next("done")
+        assert (done["turn_id"], done["outcome"]) == ("t1", "failure")
+        await adapter.disconnect()
+
+    asyncio.run(scenario())
