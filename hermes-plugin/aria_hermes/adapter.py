@@ -93,6 +93,7 @@ class AriaAdapter(BasePlatformAdapter):
         # Each chat's turns and Stops, handled in order off the link's reader
         # (a turn may wait for the gateway's answer to a path request).
         self._in_order: Dict[str, asyncio.Lock] = {}
+        self._tasks: set = set()
         self._link: Optional[LinkClient] = None
         # The gateway's turn each chat is answering; events carry it so a
         # late event of a stopped turn never lands in the next one.
@@ -362,9 +363,9 @@ class AriaAdapter(BasePlatformAdapter):
             return
         if kind == "turn":
             # The files' pieces came before the turn: taken now, in order.
-            taken = self._inbox.take(chat_id, str(message.get("turn_id")), message.get("files"))
-            turn_id = message.get("turn_id")
-            self._later(chat_id, self._start_turn(chat_id, message, taken), str(turn_id))
+            turn_id = str(message.get("turn_id"))
+            taken = self._inbox.take(chat_id, turn_id, message.get("files"))
+            self._later(chat_id, self._start_turn(chat_id, message, taken), turn_id)
         elif kind == "cancel":
             self._later(chat_id, self._cancel(chat_id))
         elif kind == "path":
@@ -391,7 +392,10 @@ class AriaAdapter(BasePlatformAdapter):
                              "outcome": "failure"}
                         )
 
-        asyncio.get_running_loop().create_task(in_order())
+        # The loop keeps only weak references to its tasks.
+        task = asyncio.get_running_loop().create_task(in_order())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _ask_path(self, chat_id: str, turn_id: str) -> None:
         if self._link is not None:
