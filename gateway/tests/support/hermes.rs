@@ -224,6 +224,16 @@ impl Hermes {
             .env("HERMES_HOME", &home)
             .env("HOME", &self.dir)
             .env("TERMINAL_CWD", self.workdir());
+        // This checkout's plugin, wherever the venv's editable install of
+        // it points (another worktree's): `PYTHONPATH` comes before it.
+        if let Some(plugin) = repo_root().map(|root| root.join("hermes-plugin")) {
+            let mut path = std::ffi::OsString::from(plugin);
+            if let Some(more) = std::env::var_os("PYTHONPATH") {
+                path.push(":");
+                path.push(more);
+            }
+            command.env("PYTHONPATH", path);
+        }
         // These variables turn Hermes's API server on: only when asked for.
         if self.port != 0 {
             command
