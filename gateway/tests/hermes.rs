@@ -8,7 +8,10 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::support::fake_model::{FakeModel, COMMAND_ANSWER, PLAN_ANSWER, TOOL_ANSWER};
+use crate::support::fake_model::{
+    FakeModel, BEAT, CHAT_ANSWER, CHAT_REASONING, COMMAND_ANSWER, PLAN_ANSWER, TOOL_ANSWER,
+    USAGE_TOTAL,
+};
 use crate::support::hermes::Hermes;
 use crate::support::Client;
 use aria_gateway::{serve, AgentKind, RunningServer};
@@ -108,8 +111,9 @@ pub(crate) fn free_addr() -> SocketAddr {
 
 /// One Hermes for the whole story (it takes seconds to start): a terminal
 /// command's full args and output; the agent remembering its own tool
-/// call next turn; the todo list as plans, kept across turns; an approval
-/// denied; Stop mid-run; Hermes killed
+/// call next turn; a streamed answer's reasoning and the turn's tokens;
+/// the todo list as plans, kept across turns; an approval denied on
+/// another device; Stop mid-run; Hermes killed
 /// mid-turn and back; a gateway restart survived by Hermes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn turns_through_real_hermes_over_the_link() {
@@ -192,6 +196,11 @@ async fn turns_through_real_hermes_over_the_link() {
     );
     assert!(end[0]["duration"].as_f64().is_some_and(|d| d >= 0.0));
     assert_eq!(answer(&frames), COMMAND_ANSWER);
+    // The turn's tokens: both of its model calls (the call, the answer).
+    let stop = of_type(&frames, "message.stop")
+        .pop()
+        .expect("a streamed answer");
+    assert_eq!(stop["tokens"], json!(2 * USAGE_TOTAL), "{stop}");
 
     // 3. The next turn's request to the model holds the last turn's tool
     //    call and its result: Hermes keeps the thread's session itself.
@@ -218,6 +227,31 @@ async fn turns_through_real_hermes_over_the_link() {
                 .as_str()
                 .is_some_and(|c| c.contains("hello-from-terminal"))),
         "no terminal result in {messages:#?}"
+    );
+
+    // 3b. A streamed answer's reasoning (Hermes sends no reasoning prefix
+    //     when it streams) comes from its model call, above the answer.
+    let frames = turn(&mut client, &channel, "[fake-chat] Hi!", "r1").await;
+    assert_eq!(answer(&frames), CHAT_ANSWER, "{}", hermes.log());
+    let stop = of_type(&frames, "message.stop")
+        .pop()
+        .expect("a streamed answer");
+    assert_eq!(stop["reasoning"], CHAT_REASONING, "{stop}");
+    assert_eq!(stop["tokens"], json!(USAGE_TOTAL), "{stop}");
+
+    // 3c. What the model says along with a tool call (Hermes's interim
+    //     message) shows before the call's card, apart from the answer:
+    //     Hermes streams it, so it is a message of its own, as in the
+    //     seed's frame sequence (unstreamed, it would be commentary).
+    let frames = turn(&mut client, &channel, "[fake-beat]", "r2").await;
+    assert_eq!(answer(&frames), TOOL_ANSWER, "{}", hermes.log());
+    let beat = frames
+        .iter()
+        .position(|f| f["type"] == "message.stop" && f["final_text"] == BEAT);
+    let card = frames.iter().position(|f| f["type"] == "tool.start");
+    assert!(
+        beat.is_some() && beat < card,
+        "the beat before the card: {frames:#?}"
     );
 
     // 4. The todo tool's list arrives as a plan frame, whole, and is
@@ -251,6 +285,8 @@ async fn turns_through_real_hermes_over_the_link() {
     let victim = hermes.workdir().join("victim");
     std::fs::create_dir_all(&victim).expect("make the victim");
     let rm = format!("rm -rf {}", victim.display());
+    // Asked on every device; denied on another one than the sender's.
+    let mut other = Client::connect(&gw.ws_url(), None).await;
     client
         .send_message(&channel, &format!("[fake-terminal] {rm}"), "a1")
         .await;
@@ -261,10 +297,14 @@ async fn turns_through_real_hermes_over_the_link() {
         request["choices"],
         json!(["once", "session", "always", "deny"])
     );
-    client
+    let seen = frames_until(&mut other, |f| f["type"] == "approval.request").await;
+    let seen = seen.last().expect("the request on the other device");
+    assert_eq!(seen["request_id"], request["request_id"]);
+    other
         .send(json!({"type": "approval.respond", "channel_id": channel,
-                     "request_id": request["request_id"], "choice": "deny"}))
+                     "request_id": seen["request_id"], "choice": "deny"}))
         .await;
+    drop(other);
     let frames = rest_of_turn(&mut client).await;
     assert!(victim.exists(), "a denied rm ran\n{}", hermes.log());
     assert_eq!(of_type(&frames, "approval.resolved")[0]["choice"], "deny");

@@ -14,13 +14,13 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 
 /// A free loopback port for the link.
-fn free_addr() -> SocketAddr {
+pub(crate) fn free_addr() -> SocketAddr {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("free port")
 }
 
-async fn gateway(link: SocketAddr) -> Gateway {
+pub(crate) async fn gateway(link: SocketAddr) -> Gateway {
     Gateway::start_with(1, |c| {
         c.agent = AgentKind::Hermes;
         c.hermes.link = link;
@@ -29,7 +29,7 @@ async fn gateway(link: SocketAddr) -> Gateway {
     .await
 }
 
-fn secret(gw: &Gateway) -> String {
+pub(crate) fn secret(gw: &Gateway) -> String {
     std::fs::read_to_string(gw.dir.path().join("hermes-link.secret"))
         .expect("the gateway made the secret")
         .trim()
@@ -37,14 +37,14 @@ fn secret(gw: &Gateway) -> String {
 }
 
 /// The scripted plugin's end of a link.
-struct Plugin {
+pub(crate) struct Plugin {
     lines: BufReader<OwnedReadHalf>,
     write: OwnedWriteHalf,
 }
 
 impl Plugin {
     /// Connects and says hello with `secret`; returns the gateway's answer.
-    async fn hello(link: SocketAddr, secret: &str) -> (Self, Value) {
+    pub(crate) async fn hello(link: SocketAddr, secret: &str) -> (Self, Value) {
         let stream = TcpStream::connect(link).await.expect("connect");
         let (read, write) = stream.into_split();
         let mut plugin = Self {
@@ -58,24 +58,24 @@ impl Plugin {
         (plugin, answer)
     }
 
-    async fn linked(link: SocketAddr, secret: &str) -> Self {
+    pub(crate) async fn linked(link: SocketAddr, secret: &str) -> Self {
         let (plugin, answer) = Self::hello(link, secret).await;
         assert_eq!(answer["type"], "welcome", "{answer}");
         plugin
     }
 
-    async fn send(&mut self, message: Value) {
+    pub(crate) async fn send(&mut self, message: Value) {
         self.raw(&format!("{message}\n")).await;
     }
 
-    async fn raw(&mut self, line: &str) {
+    pub(crate) async fn raw(&mut self, line: &str) {
         self.write
             .write_all(line.as_bytes())
             .await
             .expect("write to the gateway");
     }
 
-    async fn recv(&mut self) -> Value {
+    pub(crate) async fn recv(&mut self) -> Value {
         let mut line = String::new();
         tokio::time::timeout(Duration::from_secs(20), self.lines.read_line(&mut line))
             .await
@@ -85,7 +85,7 @@ impl Plugin {
     }
 
     /// The next `turn` the gateway sends: (chat, turn id, text).
-    async fn turn(&mut self) -> (String, String, String) {
+    pub(crate) async fn turn(&mut self) -> (String, String, String) {
         let turn = self.recv().await;
         assert_eq!(turn["type"], "turn", "{turn}");
         let field = |k: &str| turn[k].as_str().expect(k).to_string();
@@ -93,7 +93,7 @@ impl Plugin {
     }
 }
 
-fn of_type<'a>(frames: &'a [Value], ty: &str) -> Vec<&'a Value> {
+pub(crate) fn of_type<'a>(frames: &'a [Value], ty: &str) -> Vec<&'a Value> {
     frames.iter().filter(|f| f["type"] == ty).collect()
 }
 

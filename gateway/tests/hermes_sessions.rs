@@ -91,6 +91,77 @@ async fn branches_rewind_hermess_session() {
     }
 }
 
+/// Turns answered before the plugin kept its turn log (the log is removed
+/// here): an edit still puts Hermes's session on the thread's path, from
+/// the path's user messages the gateway sends, keeping the kept turns'
+/// tool calls; a thread that goes on is left as Hermes has it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn turns_older_than_the_turn_log_are_rewound_too() {
+    let Some(mut hermes) = hermes_or_skip() else {
+        return;
+    };
+    let note = hermes.workdir().join("note.txt");
+    std::fs::write(&note, "a note\n").expect("write the note");
+    let model = FakeModel::start_with_note(note.to_str().expect("utf-8 temp path"));
+    let data = tempfile::tempdir().expect("temp dir");
+    let link = free_addr();
+    let gw = gateway(data.path(), link).await;
+    let secret_file = data.path().join("hermes-link.secret");
+    tokio::task::block_in_place(|| {
+        hermes
+            .start_linked(&model.base_url(), "fake-tool", link, &secret_file)
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    let forget_turns = || {
+        let turns = hermes.home().join("aria/turns");
+        let removed = std::fs::remove_dir_all(&turns);
+        assert!(
+            removed.is_ok(),
+            "no turn log in {}: {removed:?}",
+            turns.display()
+        );
+    };
+    let mut client = Client::connect(&gw.ws_url(), None).await;
+    let channel = client.create_channel("Old turns").await;
+    turn(&mut client, &channel, "Remember ALPHA.", "o1").await;
+    let second = client.send_message(&channel, "Remember BRAVO.", "o2").await;
+    rest_of_turn(&mut client).await;
+    client.send_message(&channel, "Remember ECHO.", "o3").await;
+    rest_of_turn(&mut client).await;
+    forget_turns();
+
+    // An edit of the second message: Hermes's session keeps the first
+    // turn (with its read_file call and result) and drops BRAVO and ECHO.
+    let before = model.completions().len();
+    client
+        .send(json!({"type": "message.edit", "channel_id": channel,
+                     "message_id": second["message_id"], "text": "Remember CHARLIE.",
+                     "client_msg_id": "o4"}))
+        .await;
+    let frames = rest_of_turn(&mut client).await;
+    assert_eq!(answer(&frames), TOOL_ANSWER, "{}", hermes.log());
+    let sent = sent_since(&model, before);
+    assert!(sent.contains("ALPHA") && sent.contains("CHARLIE"), "{sent}");
+    for gone in ["BRAVO", "ECHO"] {
+        assert!(!sent.contains(gone), "{gone} of a discarded branch: {sent}");
+    }
+    assert!(
+        sent.contains(r#""role":"tool""#),
+        "the first turn's call and result are kept: {sent}"
+    );
+
+    // The thread goes on with no turn log again: the session is Hermes's.
+    forget_turns();
+    let before = model.completions().len();
+    turn(&mut client, &channel, "Remember DELTA.", "o5").await;
+    let sent = sent_since(&model, before);
+    assert!(
+        sent.contains("ALPHA") && sent.contains("CHARLIE") && sent.contains("DELTA"),
+        "{sent}"
+    );
+    assert!(!sent.contains("BRAVO") && !sent.contains("ECHO"), "{sent}");
+}
+
 /// A delegation through Hermes's `delegate_task`: the sub-agent's call
 /// comes nested under the delegation's card, live and in history.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

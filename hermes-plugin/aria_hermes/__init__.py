@@ -39,6 +39,7 @@ def register(ctx) -> None:
         ),
     )
     ctx.register_hook("pre_llm_call", HOOKS.pre_llm_call)
+    ctx.register_hook("post_api_request", HOOKS.post_api_request)
     ctx.register_hook("pre_tool_call", HOOKS.pre_tool_call)
     ctx.register_hook("post_tool_call", HOOKS.post_tool_call)
     ctx.register_hook("subagent_start", HOOKS.subagent_start)

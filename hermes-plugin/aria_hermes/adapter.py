@@ -24,10 +24,10 @@ from gateway.platforms.base import (
     SendResult,
 )
 
-from . import mapping
-from .branches import TurnLog
+from . import files, mapping
 from .hooks import PLATFORM, Hooks
 from .link import LinkClient, LinkError
+from .rewind import Rewind
 
 # Hermes routes `hermes_plugins.*` records to its gateway.log.
 logger = logging.getLogger("hermes_plugins.aria")
@@ -89,7 +89,11 @@ class AriaAdapter(BasePlatformAdapter):
     def __init__(self, config: PlatformConfig, hooks: Hooks) -> None:
         super().__init__(config, Platform(PLATFORM))
         self._hooks = hooks
-        self._turn_log = TurnLog(_hermes_home() / "aria" / "turns")
+        self._rewind = Rewind(_hermes_home() / "aria" / "turns", self._ask_path)
+        # Each chat's turns and Stops, handled in order off the link's reader
+        # (a turn may wait for the gateway's answer to a path request).
+        self._in_order: Dict[str, asyncio.Lock] = {}
+        self._tasks: set = set()
         self._link: Optional[LinkClient] = None
         # The gateway's turn each chat is answering; events carry it so a
         # late event of a stopped turn never lands in the next one.
@@ -108,6 +112,8 @@ class AriaAdapter(BasePlatformAdapter):
         self._foreign: Dict[str, asyncio.Event] = {}
         # Chats whose session title was looked for since Hermes started.
         self._titled: set = set()
+        # The pieces of the files of each chat's next turn.
+        self._inbox = files.Inbox()
         # Approval requests waiting for an answer: id -> (chat, session key).
         self._approvals: Dict[str, tuple[str, str]] = {}
         # The stream consumer's cursor, which an unfinished snapshot ends with.
@@ -242,6 +248,47 @@ class AriaAdapter(BasePlatformAdapter):
         )
         return SendResult(success=True, message_id=approval_id)
 
+    # Files Hermes delivers with an answer (MEDIA tags, local paths it
+    # names) come here: they go to the gateway, which attaches them to the
+    # answer. Audio and video too: the gateway says when it takes no such
+    # file, rather than Hermes's fallback posting a message of its own.
+
+    async def send_image_file(
+        self, chat_id: str, image_path: str, caption=None, reply_to=None, metadata=None, **kwargs
+    ) -> SendResult:
+        return await self._send_file(chat_id, image_path)
+
+    async def send_document(
+        self, chat_id: str, file_path: str, caption=None, file_name=None, reply_to=None, metadata=None, **kwargs
+    ) -> SendResult:
+        return await self._send_file(chat_id, file_path, file_name)
+
+    async def send_video(
+        self, chat_id: str, video_path: str, caption=None, reply_to=None, metadata=None, **kwargs
+    ) -> SendResult:
+        return await self._send_file(chat_id, video_path)
+
+    async def send_voice(
+        self, chat_id: str, audio_path: str, caption=None, reply_to=None, metadata=None, **kwargs
+    ) -> SendResult:
+        return await self._send_file(chat_id, audio_path)
+
+    async def _send_file(self, chat_id: str, path: str, name: Optional[str] = None) -> SendResult:
+        file_id = f"f-{uuid.uuid4().hex[:16]}"
+        shown = name or os.path.basename(str(path)) or "file"
+        # Hermes's own guard: no credential or system file leaves.
+        safe = self.validate_media_delivery_path(str(path))
+        if safe is None:
+            data, why = None, "Hermes does not deliver that path"
+        else:
+            data, why = await asyncio.to_thread(files.read_outbound, safe)
+        if data is None:
+            self._emit({"type": "file", "chat_id": chat_id, "file_id": file_id, "name": shown, "error": why})
+            return SendResult(success=False, error=why)
+        for piece in files.pieces(chat_id, file_id, shown, data):
+            self._emit(piece)
+        return SendResult(success=True, message_id=file_id)
+
     async def on_processing_start(self, event: MessageEvent) -> None:
         chat_id = event.source.chat_id if event.source else ""
         if not chat_id:
@@ -271,6 +318,8 @@ class AriaAdapter(BasePlatformAdapter):
                 "chat_id": chat_id,
                 "outcome": outcome.value,
                 "model": self._hooks.model_of(chat_id),
+                "tokens": self._hooks.tokens_of(chat_id),
+                "reasoning": self._hooks.reasoning_of(chat_id),
             }
         )
         self._turns.pop(chat_id, None)
@@ -313,11 +362,44 @@ class AriaAdapter(BasePlatformAdapter):
         if not isinstance(chat_id, str) or not chat_id:
             return
         if kind == "turn":
-            await self._start_turn(chat_id, message)
+            # The files' pieces came before the turn: taken now, in order.
+            turn_id = str(message.get("turn_id"))
+            taken = self._inbox.take(chat_id, turn_id, message.get("files"))
+            self._later(chat_id, self._start_turn(chat_id, message, taken), turn_id)
         elif kind == "cancel":
-            await self._cancel(chat_id)
+            self._later(chat_id, self._cancel(chat_id))
+        elif kind == "path":
+            self._rewind.path_arrived(chat_id, message)
         elif kind == "approve":
             self._answer(chat_id, message)
+        elif kind == "file":
+            self._inbox.piece(chat_id, message)
+
+    def _later(self, chat_id: str, work, turn_id: Optional[str] = None) -> None:
+        """Runs ``work`` after the chat's earlier turns and Stops; if it
+        fails, the turn ``turn_id`` (never handed to Hermes) ends at once."""
+        lock = self._in_order.setdefault(chat_id, asyncio.Lock())
+
+        async def in_order() -> None:
+            async with lock:
+                try:
+                    await work
+                except Exception:
+                    logger.exception("[aria] thread %s: handling the gateway's message failed", chat_id)
+                    if turn_id is not None and self._link is not None:
+                        self._link.emit(
+                            {"type": "done", "chat_id": chat_id, "turn_id": turn_id,
+                             "outcome": "failure"}
+                        )
+
+        # The loop keeps only weak references to its tasks.
+        task = asyncio.get_running_loop().create_task(in_order())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _ask_path(self, chat_id: str, turn_id: str) -> None:
+        if self._link is not None:
+            self._link.emit({"type": "path.need", "chat_id": chat_id, "turn_id": turn_id})
 
     def _event(self, chat_id: str, text: str) -> MessageEvent:
         message_id = f"u-{uuid.uuid4().hex[:16]}"
@@ -338,17 +420,21 @@ class AriaAdapter(BasePlatformAdapter):
             message_id=message_id,
         )
 
-    async def _start_turn(self, chat_id: str, message: dict) -> None:
+    async def _start_turn(self, chat_id: str, message: dict, taken: list) -> None:
         text = message.get("text")
         turn_id = message.get("turn_id")
         if not isinstance(text, str) or not isinstance(turn_id, str):
             return
         self._turns[chat_id] = turn_id
+        self._hooks.begin_turn(chat_id)
         event = self._event(chat_id, text[:MAX_INPUT_CHARS])
+        if taken:
+            await asyncio.to_thread(files.attach, event, taken)
         await self._stop_foreign_run(chat_id)
         follows = message.get("follows")
         if "follows" in message and (follows is None or isinstance(follows, str)):
-            await self._follow(event, turn_id, follows)
+            runner = getattr(self._message_handler, "__self__", None)
+            await self._rewind.follow(runner, event.source, turn_id, follows)
         for queued, chat in self._queued.items():
             if chat == chat_id:
                 self._inbound[queued] = turn_id
@@ -367,34 +453,6 @@ class AriaAdapter(BasePlatformAdapter):
             await asyncio.wait_for(foreign.wait(), STOP_WAIT_SECS)
         except asyncio.TimeoutError:
             logger.warning("[aria] thread %s: Hermes's own run did not stop", chat_id)
-
-    async def _follow(self, event: MessageEvent, turn_id: str, follows: Optional[str]) -> None:
-        """Puts the chat's session where the thread's active path is: right
-        after the turn this one follows (see branches.py)."""
-        runner = getattr(self._message_handler, "__self__", None)
-        store = getattr(runner, "session_store", None)
-        if store is None:
-            return
-
-        def rewind() -> bool:
-            entry = store.get_or_create_session(event.source)
-            transcript = store.load_transcript(entry.session_id)
-            target = self._turn_log.begin(event.source.chat_id, turn_id, follows, transcript)
-            if target is None:
-                return False
-            store.rewrite_transcript(entry.session_id, target)
-            entry.last_prompt_tokens = 0
-            return True
-
-        try:
-            if await asyncio.to_thread(rewind):
-                from gateway.session import build_session_key
-
-                # As Hermes's /undo does: the next run starts from the
-                # rewritten transcript.
-                runner._evict_cached_agent(build_session_key(event.source))
-        except Exception:
-            logger.warning("[aria] cannot rewind the session of %s", event.source.chat_id, exc_info=True)
 
     async def _cancel(self, chat_id: str) -> None:
         """Stop, the way a user of Hermes's own platforms stops a run."""

@@ -11,7 +11,16 @@ rewrites it).
 What each turn added to the transcript is kept per chat, after the
 messages of the turn it followed, in a JSON file under Hermes's home, so
 a restart of Hermes loses none of it. A turn is recorded when the next
-turn of its chat starts (by then Hermes has written all of it).
+turn of its chat starts (by then Hermes has written all of it), with the
+transcript's length then.
+
+The log is bounded: past ``MAX_LOG_BYTES`` of messages per chat, the
+oldest turns' messages are forgotten; each turn keeps the transcript's
+length and digest right after it. A turn on the path the session holds
+needs no messages: the session is cut back to that length when its start
+still has that digest. Only a switch to another branch through a
+forgotten turn is not known here (the adapter then asks the gateway for
+the path, see splice.py).
 """
 
 from __future__ import annotations
@@ -23,14 +32,23 @@ import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union
 
 logger = logging.getLogger("hermes_plugins.aria")
 
-# Turns remembered per chat; the oldest recorded are forgotten first.
+# Turns remembered per chat, and bytes of their messages (as JSON); the
+# oldest recorded are forgotten first.
 MAX_TURNS = 2000
+MAX_LOG_BYTES = 32 * 1024 * 1024
 
 Transcript = List[Dict[str, Any]]
+
+
+class Unknown:
+    """What `TurnLog.begin` returns when it cannot know the transcript."""
+
+
+UNKNOWN = Unknown()
 
 
 class TurnLog:
@@ -74,46 +92,88 @@ class TurnLog:
         seen = set()
         while turn_id is not None:
             node = state["turns"].get(turn_id)
-            if not isinstance(node, dict) or turn_id in seen:
+            if not isinstance(node, dict) or turn_id in seen or node.get("messages") is None:
                 return None
             seen.add(turn_id)
-            parts.append(node.get("messages") or [])
+            parts.append(node["messages"])
             if node.get("whole"):
                 break
             turn_id = node.get("follows")
         return [m for part in reversed(parts) for m in part]
 
+    @staticmethod
+    def _cut(
+        state: Dict[str, Any], turn_id: Optional[str], transcript: Transcript
+    ) -> Optional[Transcript]:
+        """The transcript right after ``turn_id`` when ``transcript`` (the
+        session's) still starts with it: as many of its first messages as
+        there were after that turn, if they hash as they did then."""
+        if turn_id is None:
+            return []
+        node = state["turns"].get(turn_id)
+        if not isinstance(node, dict):
+            return None
+        length = node.get("length")
+        if not isinstance(length, int) or length > len(transcript):
+            return None
+        kept = transcript[:length]
+        return kept if _digest(kept) == node.get("digest") else None
+
+    @staticmethod
+    def _forget(state: Dict[str, Any]) -> None:
+        """Bounds the log: the oldest turns' messages go past
+        ``MAX_LOG_BYTES``, the oldest turns past ``MAX_TURNS``."""
+        turns = state["turns"]
+        while len(turns) > MAX_TURNS:
+            turns.pop(next(iter(turns)))
+        total = sum(n.get("bytes", 0) for n in turns.values() if isinstance(n, dict))
+        for node in turns.values():
+            if total <= MAX_LOG_BYTES:
+                break
+            if isinstance(node, dict) and node.get("messages") is not None:
+                total -= node.get("bytes", 0)
+                node["messages"], node["bytes"] = None, 0
+
     def begin(
         self, chat_id: str, turn_id: str, follows: Optional[str], transcript: Transcript
-    ) -> Optional[Transcript]:
+    ) -> Union[Transcript, None, Unknown]:
         """A turn starts; ``transcript`` is the session's as it stands.
         Records it as what the chat's last turn left, and returns the
         transcript the session must hold for this turn: ``None`` when it
-        holds it already, or when it cannot be known (a turn on the way
-        was never recorded here: the session is left as it is)."""
+        holds it already, ``UNKNOWN`` when it cannot be known here (a turn
+        on the way was never recorded, or its messages were forgotten)."""
         with self._lock:
             state = self._load(chat_id)
             head = state.get("head")
             if head is not None:
-                base = self._path(state, state.get("follows")) or []
-                if transcript[: len(base)] == base:
-                    node = {"follows": state.get("follows"), "messages": transcript[len(base) :]}
+                before = state.get("follows")
+                base = self._path(state, before)
+                if base is None:
+                    # Its messages were forgotten: the transcript's start.
+                    base = self._cut(state, before, transcript)
+                node = {"follows": before, "length": len(transcript), "digest": _digest(transcript)}
+                if base is not None and transcript[: len(base)] == base:
+                    node["messages"] = transcript[len(base) :]
                 else:
                     # Rewritten under the turn (Hermes compressed it): whole.
-                    node = {"follows": state.get("follows"), "messages": transcript, "whole": True}
+                    node["messages"], node["whole"] = transcript, True
+                node["bytes"] = len(json.dumps(node["messages"], ensure_ascii=False))
                 state["turns"].pop(head, None)
                 state["turns"][head] = node
             target = None
             if follows != head:
                 target = self._path(state, follows)
                 if target is None:
-                    logger.warning(
-                        "[aria] thread %s: the turn followed was never seen here; "
-                        "the session stays as it is",
-                        chat_id,
-                    )
-            while len(state["turns"]) > MAX_TURNS:
-                state["turns"].pop(next(iter(state["turns"])))
+                    target = self._cut(state, follows, transcript)
+            self._forget(state)
             state["head"], state["follows"] = turn_id, follows
             self._save(chat_id, state)
+            if follows != head and target is None:
+                return UNKNOWN
             return target
+
+
+def _digest(transcript: Transcript) -> str:
+    """A transcript's fingerprint: equal transcripts, equal digests."""
+    text = json.dumps(transcript, ensure_ascii=False, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -26,6 +26,12 @@ class Hooks:
         self._emit: Optional[Emit] = None
         # The model of each thread's latest LLM call, for its answer's footer.
         self._models: dict[str, str] = {}
+        # Tokens of each thread's API calls since its turn began.
+        self._tokens: dict[str, int] = {}
+        # The reasoning of each thread's latest main-agent API call: the
+        # answer's, also when the answer streamed (Hermes then sends no
+        # reasoning prefix).
+        self._reasoning: dict[str, str] = {}
 
     def attach(self, emit: Optional[Emit]) -> None:
         """Where events go (the adapter's thread-safe emit), or nowhere."""
@@ -35,6 +41,22 @@ class Hooks:
     def model_of(self, chat_id: str) -> Optional[str]:
         with self._lock:
             return self._models.get(chat_id)
+
+    def begin_turn(self, chat_id: str) -> None:
+        """A turn of the thread begins: no tokens, no reasoning yet."""
+        with self._lock:
+            self._tokens.pop(chat_id, None)
+            self._reasoning.pop(chat_id, None)
+
+    def reasoning_of(self, chat_id: str) -> Optional[str]:
+        with self._lock:
+            return self._reasoning.get(chat_id)
+
+    def tokens_of(self, chat_id: str) -> Optional[int]:
+        """Tokens of the thread's API calls since its turn began (its
+        sub-agents' included), `None` when no call reported usage."""
+        with self._lock:
+            return self._tokens.get(chat_id)
 
     def _send(self, event: dict) -> None:
         with self._lock:
@@ -77,6 +99,27 @@ class Hooks:
         if chat_id and isinstance(model, str) and model:
             with self._lock:
                 self._models[chat_id] = model
+
+    def post_api_request(self, **kw: Any) -> None:
+        if _in_background_review():
+            return
+        session_id = str(kw.get("session_id") or "")
+        chat_id = self._chat(session_id)
+        if chat_id is None:
+            return
+        usage = kw.get("usage")
+        total = usage.get("total_tokens") if isinstance(usage, dict) else None
+        counted = isinstance(total, int) and not isinstance(total, bool) and total >= 0
+        reasoning = mapping.reasoning_of(kw.get("assistant_message"))
+        with self._lock:
+            if counted:
+                self._tokens[chat_id] = self._tokens.get(chat_id, 0) + total
+            if self.sessions.parent_call(session_id):
+                return  # a sub-agent's reasoning stays inside its card
+            if reasoning:
+                self._reasoning[chat_id] = reasoning
+            else:
+                self._reasoning.pop(chat_id, None)
 
     def pre_tool_call(self, **kw: Any) -> None:
         if _in_background_review():

@@ -47,6 +47,16 @@ def split_reasoning(text: str) -> tuple[Optional[str], str]:
     return reasoning, text[close + len(REASONING_CLOSE):]
 
 
+def reasoning_of(message: Any) -> Optional[str]:
+    """The reasoning of an API call's assistant message (the fields Hermes's
+    own ``extract_reasoning`` reads first), capped; `None` if it has none."""
+    for field in ("reasoning", "reasoning_content"):
+        value = getattr(message, field, None)
+        if isinstance(value, str) and value.strip():
+            return cap_text(value, MAX_OUTPUT_CHARS)[0]
+    return None
+
+
 def strip_cursor(text: str, cursor: str) -> str:
     """A snapshot without the streaming cursor Hermes appends to it (aria
     shows its own)."""

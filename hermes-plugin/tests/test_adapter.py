@@ -25,7 +25,10 @@ class FakeGateway:
         self.hellos = []
 
     async def start(self):
-        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        # Lines as long as the gateway's (file pieces are ~700 KB).
+        self.server = await asyncio.start_server(
+            self._serve, "127.0.0.1", 0, limit=4 * 1024 * 1024
+        )
         return self.server.sockets[0].getsockname()[1]
 
     async def _serve(self, reader, writer):

@@ -173,3 +173,41 @@ def test_hermess_session_title_goes_to_the_gateway_once(tmp_path, monkeypatch):
         await adapter.disconnect()
 
     asyncio.run(scenario())
+
+
+def test_a_turn_the_log_never_saw_is_spliced_from_the_gateways_path(tmp_path):
+    async def scenario():
+        gateway, adapter = await linked(tmp_path)
+        runner = FakeRunner()
+        # A session from before the plugin kept turns: "b" was edited to
+        # "b2" then, and Hermes went on in the same transcript.
+        turn_a = [{"role": "user", "content": "a"},
+                  {"role": "assistant", "tool_calls": [{"id": "c"}]},
+                  {"role": "tool", "content": "out"}, {"role": "assistant", "content": "A"}]
+        turn_b = [{"role": "user", "content": "b"}, {"role": "assistant", "content": "B"}]
+        turn_b2 = [{"role": "user", "content": "b2"}, {"role": "assistant", "content": "B2"}]
+        runner.transcript = turn_a + turn_b + turn_b2
+        adapter.set_message_handler(runner.handle)
+        seen = []
+
+        async def handle(event):
+            seen.append((event.source.chat_id, event.text, list(runner.transcript)))
+
+        adapter.handle_message = handle
+        gateway.tell({"type": "turn", "chat_id": "c1", "turn_id": "t9", "text": "c",
+                      "follows": "t8"})
+        asked = await gateway.next("path.need")
+        assert (asked["chat_id"], asked["turn_id"]) == ("c1", "t9")
+        # The link's reader goes on meanwhile: another thread's turn runs.
+        gateway.tell({"type": "turn", "chat_id": "c2", "turn_id": "u1", "text": "hi",
+                      "follows": None})
+        await asyncio.sleep(0.3)
+        assert [s[0] for s in seen] == ["c2"]
+        gateway.tell({"type": "path", "chat_id": "c1", "turn_id": "t9",
+                      "users": ["a", "b2"], "from_start": True})
+        await asyncio.sleep(0.3)
+        assert seen[-1] == ("c1", "c", turn_a + turn_b2)
+        assert runner.rewritten == [("s1", turn_a + turn_b2)]
+        await adapter.disconnect()
+
+    asyncio.run(scenario())

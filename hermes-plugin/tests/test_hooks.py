@@ -113,3 +113,29 @@ def test_hermes_loaded_the_platform_and_the_hooks():
     assert Platform("aria").value == "aria"
     for hook in ("pre_llm_call", "pre_tool_call", "post_tool_call", "subagent_start"):
         assert has_hook(hook), hook
+
+
+def test_a_turns_tokens_and_its_answers_reasoning_come_from_its_api_calls():
+    from types import SimpleNamespace
+
+    hooks, _ = hooks_with_thread()
+    hooks.pre_tool_call(tool_name="delegate_task", args={}, session_id="s-main",
+                        tool_call_id="d1")
+    hooks.subagent_start(parent_session_id="s-main", child_session_id="s-child")
+    hooks.begin_turn("thread-1")
+    assert hooks.tokens_of("thread-1") is None and hooks.reasoning_of("thread-1") is None
+
+    def api_call(session, usage, reasoning=None):
+        message = SimpleNamespace(role="assistant", content="x", reasoning_content=reasoning)
+        hooks.post_api_request(session_id=session, usage=usage, assistant_message=message,
+                               model="m", platform="aria")
+
+    api_call("s-main", {"total_tokens": 18}, "first thoughts")
+    api_call("s-child", {"total_tokens": 7}, "the sub-agent's")
+    api_call("s-main", None)
+    api_call("s-main", {"total_tokens": "9"}, "the answer's")
+    api_call("s-telegram", {"total_tokens": 100}, "another platform's")
+    assert hooks.tokens_of("thread-1") == 25
+    assert hooks.reasoning_of("thread-1") == "the answer's"
+    hooks.begin_turn("thread-1")
+    assert hooks.tokens_of("thread-1") is None and hooks.reasoning_of("thread-1") is None

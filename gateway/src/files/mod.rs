@@ -14,7 +14,7 @@ mod finish;
 pub mod frames;
 mod keep;
 mod limits;
-mod name;
+pub mod name;
 mod quota;
 mod read;
 mod reply;

@@ -18,6 +18,8 @@
 //! | `fake-terminal` | a `terminal` call of the command written after the tag (`[fake-terminal] ls -l`), usage; once the request's last message is the tool's result, [`COMMAND_ANSWER`] |
 //! | `fake-todo` | a `todo` call writing the JSON list after the tag (reading the list without one); after its result, [`PLAN_ANSWER`] |
 //! | `fake-blind` | a model without vision: HTTP 400 for a request with an `image_url` part, else as `fake-chat` |
+//! | `fake-beat` | [`BEAT`] and a `read_file` call of the note in one message; after its result, [`TOOL_ANSWER`] |
+//! | `fake-media` | [`MEDIA_ANSWER`], then a `MEDIA:` line for each path written after the tag (Hermes delivers those files) |
 //! | `fake-delegate` | a `delegate_task` call whose goal is to read the note (the sub-agent, untagged, runs the request's model: `fake-tool` reads it); after its result, [`DELEGATE_ANSWER`] |
 //!
 //! A request with `"stream": false` gets [`TITLE_ANSWER`] as one JSON
@@ -40,10 +42,14 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
-// Beside this file however it is included (`#[path]` from the browser tests).
+// Beside this file whichever crate includes it (the browser tests do, by
+// `#[path]`).
 #[path = "fake_model_http.rs"]
 mod http;
+#[path = "fake_sse.rs"]
+mod sse;
 use http::{read_request, respond_json};
+use sse::Sse;
 
 /// The `fake-chat` answer.
 pub const CHAT_ANSWER: &str = "Hello from the fake model! Here is **a list**:\n\n- one\n- two\n";
@@ -57,6 +63,10 @@ pub const COMMAND_ANSWER: &str = "The command is done.";
 pub const PLAN_ANSWER: &str = "The plan is up to date.";
 /// The `fake-delegate` answer after the sub-agent reported.
 pub const DELEGATE_ANSWER: &str = "The sub-agent read the note.";
+/// What `fake-beat` says along with its tool call.
+pub const BEAT: &str = "Let me read the note first.";
+/// The `fake-media` answer before its `MEDIA:` lines.
+pub const MEDIA_ANSWER: &str = "Here are the files.";
 /// The answer to every non-streamed request (the gateway's title requests).
 pub const TITLE_ANSWER: &str = "\"Scripted title.\"";
 /// Tokens reported by every script's usage chunk.
@@ -276,6 +286,12 @@ async fn complete(
             let args = json!({"path": settings.note_path});
             sse.tool_call(&call_id(body), "read_file", &args).await?
         }
+        "fake-beat" if last_role(body) == Some("tool") => sse.answer(None, TOOL_ANSWER).await?,
+        "fake-beat" => {
+            let args = json!({"path": settings.note_path});
+            sse.say_then_call(BEAT, &call_id(body), "read_file", &args)
+                .await?
+        }
         "fake-terminal" if last_role(body) == Some("tool") => {
             sse.answer(None, COMMAND_ANSWER).await?
         }
@@ -296,6 +312,15 @@ async fn complete(
             let args = json!({"goal": "Read the note and say what it says."});
             sse.tool_call(&call_id(body), "delegate_task", &args)
                 .await?
+        }
+        "fake-media" => {
+            let rest = tagged_rest(body).unwrap_or_default();
+            let tags: Vec<String> = rest
+                .split_whitespace()
+                .map(|p| format!("MEDIA:{p}"))
+                .collect();
+            let text = format!("{MEDIA_ANSWER}\n\n{}", tags.join("\n"));
+            sse.answer(None, &text).await?
         }
         "fake-disconnect" => {
             sse.delta(json!({"role": "assistant", "content": "Partial "}))
@@ -323,15 +348,6 @@ async fn complete(
     sse.data("[DONE]").await?;
     sse.stream.write_all(b"0\r\n\r\n").await?;
     sse.stream.shutdown().await
-}
-
-/// `text` split at the char boundary at or before byte `at`.
-fn split_near(text: &str, at: usize) -> (&str, &str) {
-    let mut at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    text.split_at(at)
 }
 
 /// Whether any message has an `image_url` content part.
@@ -378,84 +394,4 @@ fn call_id(body: &Value) -> String {
 
 fn last_role(body: &Value) -> Option<&str> {
     body["messages"].as_array()?.last()?["role"].as_str()
-}
-
-/// Writes `data:` events as chunks of a chunked body.
-struct Sse<'a> {
-    stream: &'a mut TcpStream,
-    model: String,
-}
-
-impl Sse<'_> {
-    async fn data(&mut self, data: &str) -> std::io::Result<()> {
-        let event = format!("data: {data}\n\n");
-        let chunk = format!("{:x}\r\n{event}\r\n", event.len());
-        self.stream.write_all(chunk.as_bytes()).await?;
-        self.stream.flush().await?;
-        tokio::time::sleep(CHUNK_INTERVAL).await;
-        Ok(())
-    }
-
-    async fn chunk(&mut self, choices: Value, usage: Option<Value>) -> std::io::Result<()> {
-        let mut chunk = json!({
-            "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
-            "model": self.model, "choices": choices,
-        });
-        if let Some(usage) = usage {
-            chunk["usage"] = usage;
-        }
-        self.data(&chunk.to_string()).await
-    }
-
-    async fn delta(&mut self, delta: Value) -> std::io::Result<()> {
-        self.chunk(
-            json!([{"index": 0, "delta": delta, "finish_reason": null}]),
-            None,
-        )
-        .await
-    }
-
-    async fn finish(&mut self, reason: &str) -> std::io::Result<()> {
-        self.chunk(
-            json!([{"index": 0, "delta": {}, "finish_reason": reason}]),
-            None,
-        )
-        .await?;
-        let usage =
-            json!({"prompt_tokens": 12, "completion_tokens": 6, "total_tokens": USAGE_TOTAL});
-        self.chunk(json!([]), Some(usage)).await
-    }
-
-    /// Reasoning (if any), then `text` a few characters per chunk.
-    async fn answer(&mut self, reasoning: Option<&str>, text: &str) -> std::io::Result<()> {
-        self.delta(json!({"role": "assistant", "content": ""}))
-            .await?;
-        if let Some(reasoning) = reasoning {
-            let (a, b) = split_near(reasoning, reasoning.len() / 2);
-            self.delta(json!({"reasoning_content": a})).await?;
-            self.delta(json!({"reasoning_content": b})).await?;
-        }
-        let chars: Vec<char> = text.chars().collect();
-        for piece in chars.chunks(6) {
-            self.delta(json!({"content": piece.iter().collect::<String>()}))
-                .await?;
-        }
-        self.finish("stop").await
-    }
-
-    /// A call of tool `name` whose arguments arrive in three pieces.
-    async fn tool_call(&mut self, id: &str, name: &str, args: &Value) -> std::io::Result<()> {
-        let args = args.to_string();
-        let (a, rest) = split_near(&args, args.len() / 3);
-        let (b, c) = split_near(rest, rest.len() / 2);
-        self.delta(json!({"role": "assistant", "content": null, "tool_calls": [
-            {"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": a}}
-        ]}))
-        .await?;
-        for piece in [b, c] {
-            self.delta(json!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}))
-                .await?;
-        }
-        self.finish("tool_calls").await
-    }
 }

@@ -38,6 +38,8 @@ pub struct Hermes {
     key: String,
     port: u16,
     child: Option<Child>,
+    /// Whether Hermes's model takes images ([`Hermes::with_vision`]).
+    vision: bool,
 }
 
 /// Whether `ARIA_SKIP_HERMES=1` asks to skip the tests that need Hermes.
@@ -94,7 +96,19 @@ impl Hermes {
             key: format!("aria-test-{nanos:032x}"),
             port: 0,
             child: None,
+            vision: false,
         })
+    }
+
+    /// Makes Hermes treat its model as one that takes images: it sends
+    /// their pixels (else it describes them first with its vision tool).
+    pub fn with_vision(&mut self) {
+        self.vision = true;
+    }
+
+    /// Hermes's `HERMES_HOME` (the plugin keeps its turn log under it).
+    pub fn home(&self) -> PathBuf {
+        self.dir.join("home")
     }
 
     /// Where Hermes runs (its file tools resolve relative paths here).
@@ -188,6 +202,13 @@ impl Hermes {
 
     fn spawn(&mut self, config: &str) -> Result<(), String> {
         let home = self.dir.join("home");
+        let config = if self.vision {
+            let model = "model:\n  supports_vision: true\n";
+            let config = config.replacen("model:\n", model, 1);
+            format!("{config}agent:\n  image_input_mode: native\n")
+        } else {
+            config.to_string()
+        };
         std::fs::write(home.join("config.yaml"), config)
             .map_err(|e| format!("cannot write Hermes's config: {e}"))?;
         let log = std::fs::OpenOptions::new()
@@ -203,6 +224,16 @@ impl Hermes {
             .env("HERMES_HOME", &home)
             .env("HOME", &self.dir)
             .env("TERMINAL_CWD", self.workdir());
+        // This checkout's plugin, wherever the venv's editable install of
+        // it points (another worktree's): `PYTHONPATH` comes before it.
+        if let Some(plugin) = repo_root().map(|root| root.join("hermes-plugin")) {
+            let mut path = std::ffi::OsString::from(plugin);
+            if let Some(more) = std::env::var_os("PYTHONPATH") {
+                path.push(":");
+                path.push(more);
+            }
+            command.env("PYTHONPATH", path);
+        }
         // These variables turn Hermes's API server on: only when asked for.
         if self.port != 0 {
             command

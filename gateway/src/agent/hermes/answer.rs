@@ -5,7 +5,8 @@
 //! text). The newest one stays open until something follows it: a tool
 //! call or another message closes it (a streamed bubble as a message of its
 //! own, a whole message as commentary, Hermes's interim beat); the one
-//! still open when Hermes is done is the answer, with the model.
+//! still open when Hermes is done is the answer, with the model, the
+//! turn's tokens and the reasoning of the answer's model call.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -13,7 +14,9 @@ use std::time::Duration;
 use aria_protocol::{Choice, PlanItem, PlanStatus};
 use serde_json::Value;
 
+use super::from_hermes::{Piece, Received};
 use super::link::{Heard, Link, Registration};
+use super::path;
 use super::wire::{self, Command, Event};
 use crate::agent::turn::ToolHandle;
 use crate::agent::{ApprovalAsk, Reply, ToolCall, ToolOutcome, Turn, TurnError};
@@ -33,6 +36,13 @@ impl From<TurnError> for Failure {
     fn from(e: TurnError) -> Self {
         Self::Turn(e)
     }
+}
+
+/// What Hermes's `done` says about the answer.
+struct About {
+    model: Option<String>,
+    tokens: Option<u64>,
+    reasoning: Option<String>,
 }
 
 /// A message of Hermes's, as last sent or edited.
@@ -55,10 +65,20 @@ pub struct Answer<'a> {
     tools: HashMap<String, ToolHandle>,
     /// Whether any assistant message of this turn was shown.
     spoke: bool,
+    /// Files Hermes sent, for the answer.
+    files: Received,
+    /// The user's message this turn answers.
+    text: &'a str,
 }
 
 impl<'a> Answer<'a> {
-    pub fn new(link: &'a Link, turn: &'a mut Turn, heard: Registration, stall: Duration) -> Self {
+    pub fn new(
+        link: &'a Link,
+        turn: &'a mut Turn,
+        heard: Registration,
+        stall: Duration,
+        text: &'a str,
+    ) -> Self {
         Self {
             link,
             turn,
@@ -67,6 +87,8 @@ impl<'a> Answer<'a> {
             open: None,
             tools: HashMap::new(),
             spoke: false,
+            files: Received::default(),
+            text,
         }
     }
 
@@ -99,8 +121,19 @@ impl<'a> Answer<'a> {
                     ))
                 }
             };
-            if let Event::Done { outcome, model } = event {
-                return self.finish(&outcome, model).await;
+            if let Event::Done {
+                outcome,
+                model,
+                tokens,
+                reasoning,
+            } = event
+            {
+                let about = About {
+                    model,
+                    tokens,
+                    reasoning,
+                };
+                return self.finish(&outcome, about).await;
             }
             self.apply(event).await?;
         }
@@ -189,6 +222,34 @@ impl<'a> Answer<'a> {
                     .await?
             }
             Event::Plan { items } => self.turn.plan(plan_items(items))?,
+            Event::PathNeed => {
+                let (users, from_start) = path::users(self.turn, self.text).await?;
+                let path = Command::Path {
+                    chat_id: self.turn.channel_id().to_string(),
+                    turn_id: self.turn.turn_id().to_string(),
+                    users,
+                    from_start,
+                };
+                self.link.send(&path).map_err(Failure::Hermes)?;
+            }
+            Event::File {
+                file_id,
+                name,
+                offset,
+                data,
+                last,
+                error,
+            } => {
+                let piece = Piece {
+                    file_id,
+                    name,
+                    offset,
+                    data,
+                    last,
+                    error,
+                };
+                self.files.piece(self.turn, piece).await?;
+            }
             // The gateway keeps the thread's typing on for the whole turn;
             // a title goes to the thread, not the turn (the link routes it).
             Event::Typing | Event::Done { .. } | Event::Title { .. } => {}
@@ -274,7 +335,7 @@ impl<'a> Answer<'a> {
     }
 
     /// Hermes is done: the open message is the answer.
-    async fn finish(&mut self, outcome: &str, model: Option<String>) -> Result<(), Failure> {
+    async fn finish(&mut self, outcome: &str, about: About) -> Result<(), Failure> {
         if outcome != "success" {
             self.close().await?;
             return Err(Failure::Hermes(match outcome {
@@ -282,18 +343,36 @@ impl<'a> Answer<'a> {
                 _ => "Hermes failed while answering (its log says why).".into(),
             }));
         }
-        let Some(said) = self.open.take().filter(|s| !s.text.trim().is_empty()) else {
+        let said = self.open.take().filter(|s| !s.text.trim().is_empty());
+        let (files, notes) = self.files.take();
+        if said.is_none() && files.is_empty() && notes.is_empty() {
             if self.spoke {
                 return Ok(());
             }
             return Err(Failure::Hermes("Hermes finished without an answer.".into()));
-        };
+        }
+        // Files Hermes sent after its last message go on a message of
+        // their own (it has no text then).
+        let said = said.unwrap_or(Said {
+            message_id: String::new(),
+            text: String::new(),
+            reasoning: None,
+            streamed: false,
+        });
+        let mut text = said.text;
+        for note in notes {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(&note);
+        }
         let reply = Reply {
-            text: said.text,
-            reasoning: said.reasoning,
-            model,
-            tokens: None,
-            files: Box::default(),
+            text,
+            // A streamed answer has no reasoning prefix: the model call's.
+            reasoning: said.reasoning.or(about.reasoning),
+            model: about.model,
+            tokens: about.tokens,
+            files,
         };
         self.turn.log_plan().await?;
         if said.streamed {

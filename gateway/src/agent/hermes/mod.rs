@@ -8,8 +8,11 @@
 //! joins whichever Hermes links to it with the secret it made.
 
 mod answer;
+mod from_hermes;
 mod link;
+mod path;
 mod secret;
+mod to_hermes;
 mod wire;
 
 use std::time::Duration;
@@ -100,13 +103,17 @@ impl HermesAgent {
         }
         let turn_id = turn.turn_id().to_string();
         let heard = self.link.register(&chat_id, &turn_id);
-        let sent = self.link.send(&Command::Turn {
-            chat_id: chat_id.clone(),
-            turn_id,
-            text: text.to_string(),
-            follows: turn.follows().map(str::to_string),
-        });
-        let mut answer = Answer::new(&self.link, turn, heard, self.stall);
+        let sent = match to_hermes::send(&self.link, turn, &chat_id, &turn_id).await {
+            Ok(files) => self.link.send(&Command::Turn {
+                chat_id: chat_id.clone(),
+                turn_id,
+                text: text.to_string(),
+                follows: turn.follows().map(str::to_string),
+                files,
+            }),
+            Err(why) => Err(why),
+        };
+        let mut answer = Answer::new(&self.link, turn, heard, self.stall, text);
         let outcome = match sent {
             Ok(()) => answer.run().await,
             Err(why) => Err(Failure::Hermes(why)),

@@ -77,6 +77,27 @@ pub enum Event {
         description: Option<String>,
         choices: Vec<String>,
     },
+    /// A piece of a file Hermes sends (an image or a document of its
+    /// answer): `data` is base64 of the bytes at `offset`, `last` ends the
+    /// file; `error` instead says why the plugin could not read it.
+    #[serde(rename = "file")]
+    File {
+        file_id: String,
+        #[serde(default)]
+        name: String,
+        #[serde(default)]
+        offset: u64,
+        #[serde(default)]
+        data: String,
+        #[serde(default)]
+        last: bool,
+        #[serde(default)]
+        error: Option<String>,
+    },
+    /// The plugin needs the thread's path to put Hermes's session on a
+    /// turn it never recorded ([`Command::Path`] answers).
+    #[serde(rename = "path.need")]
+    PathNeed,
     /// Hermes titled the thread's session (after its first exchange).
     #[serde(rename = "title")]
     Title { title: String },
@@ -86,7 +107,22 @@ pub enum Event {
         outcome: String,
         #[serde(default)]
         model: Option<String>,
+        /// Tokens of the turn's model calls (its sub-agents' included).
+        #[serde(default)]
+        tokens: Option<u64>,
+        /// The reasoning of the answer's model call.
+        #[serde(default)]
+        reasoning: Option<String>,
     },
+}
+
+/// A file of the user's message as the plugin hands it to Hermes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TurnFile {
+    pub file_id: String,
+    pub name: String,
+    pub mime: String,
+    pub size: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -145,6 +181,26 @@ pub enum Command {
         turn_id: String,
         text: String,
         follows: Option<String>,
+        /// The message's files, whose bytes went ahead as [`Command::File`].
+        files: Vec<TurnFile>,
+    },
+    /// A piece of a file of the next turn: base64 of the bytes at `offset`.
+    #[serde(rename = "file")]
+    File {
+        chat_id: String,
+        turn_id: String,
+        file_id: String,
+        offset: u64,
+        data: String,
+    },
+    /// What the user wrote in each turn of the running turn's path, oldest
+    /// first; `from_start`: from the thread's first message.
+    #[serde(rename = "path")]
+    Path {
+        chat_id: String,
+        turn_id: String,
+        users: Vec<String>,
+        from_start: bool,
     },
     /// Stop the thread's running turn.
     #[serde(rename = "cancel")]
@@ -204,6 +260,7 @@ mod tests {
             turn_id: "t1".into(),
             text: "two\nlines".into(),
             follows: None,
+            files: Vec::new(),
         }
         .line();
         assert_eq!(line.matches('\n').count(), 1);

@@ -13,26 +13,27 @@
 //! The session's transcript gives what the run's events leave out: each
 //! starting tool call's arguments and the finished run's reasoning.
 
+mod approval;
 mod events;
+mod reads;
 mod sessions;
+mod tool_cards;
 mod transcript;
 
 use std::collections::HashSet;
-use std::time::Duration;
 
-use aria_protocol::Choice;
 use reqwest::header::CONTENT_TYPE;
-use reqwest::{RequestBuilder, StatusCode};
+use reqwest::RequestBuilder;
 use serde_json::{json, Value};
 use tokio::sync::OnceCell;
 
 use self::events::HermesEvent;
 use self::sessions::SessionStore;
-use self::transcript::Transcript;
+use self::tool_cards::{cancelled_by_hermes, end_open_tools, end_tool};
 use super::llm_turn::{next_event, show_failure, stop_bubble, LiveText};
 use super::turn::ToolHandle;
 use super::upstream::{EventStream, Failure, Server, Upstream};
-use super::{Agent, AgentFuture, ApprovalAsk, Reply, ToolCall, ToolOutcome, Turn, TurnError};
+use super::{Agent, AgentFuture, Reply, ToolCall, Turn, TurnError};
 use crate::config::{Config, DEFAULT_CONTEXT_CHARS};
 use crate::ids;
 
@@ -41,19 +42,6 @@ const SERVER: Server = Server {
     object: "Hermes",
     key_hint: "--hermes-key (or API_SERVER_KEY)",
 };
-/// What Hermes calls itself when `/v1/models` does not say.
-const DEFAULT_MODEL: &str = "hermes-agent";
-/// Most bytes of a small JSON answer (a started run, the model list).
-const MAX_JSON_BYTES: usize = 256 * 1024;
-/// Most bytes of a session transcript read for reasoning; a longer one
-/// gives no reasoning rather than unbounded memory.
-const MAX_TRANSCRIPT_BYTES: usize = 8 * 1024 * 1024;
-/// How long stopping a run may take: the turn is already over.
-const STOP_TIMEOUT: Duration = Duration::from_secs(5);
-/// Hermes's default `approvals.timeout`, after which it denies by itself.
-const HERMES_APPROVAL_TIMEOUT: Duration = Duration::from_secs(60);
-/// The card of a call Hermes flags as failed: its run events say no more.
-const FAILED_CALL: &str = "failed (Hermes's run events give no details)";
 
 pub struct HermesAgent {
     upstream: Upstream,
@@ -292,79 +280,6 @@ impl HermesAgent {
         Ok(())
     }
 
-    /// Asks the user about the command the run waits on and posts the
-    /// answer; nobody answering in time is a denial. Cancelling the turn
-    /// meanwhile ends it (and [`HermesAgent::answer`] stops the run).
-    async fn approve(
-        &self,
-        turn: &mut Turn,
-        run: &mut Run,
-        id: &str,
-        command: Option<String>,
-        description: Option<String>,
-        choices: &[String],
-    ) -> Result<(), Failure> {
-        let ask = ApprovalAsk {
-            title: "Run this command?".into(),
-            command,
-            description,
-            choices: offered(choices),
-        };
-        // Hermes stops waiting after its own `approvals.timeout`: asking
-        // for longer would take answers it no longer reads.
-        let timeout = turn.approval_timeout().min(HERMES_APPROVAL_TIMEOUT);
-        let choice = turn.ask_approval_within(ask, timeout).await?;
-        let (answer, declined) = match choice {
-            Choice::Once => ("once", None),
-            Choice::Session => ("session", None),
-            Choice::Always => ("always", None),
-            Choice::Timeout => ("deny", Some("not run: nobody answered in time")),
-            _ => ("deny", Some("not run: denied")),
-        };
-        run.declined = declined.map(str::to_string);
-        let request = self.post(
-            &format!("/v1/runs/{id}/approval"),
-            &json!({ "choice": answer }),
-        )?;
-        let response = self.upstream.send(turn, request).await?;
-        if response.status() == StatusCode::CONFLICT {
-            // Nothing pending any more: Hermes's own timeout passed first
-            // and the command was denied.
-            run.declined = Some("not run: Hermes stopped waiting for the answer".into());
-            if declined.is_none() {
-                turn.commentary(
-                    "Hermes had stopped waiting for this answer (its approvals.timeout passed), \
-                     so the command was not run.",
-                )
-                .await?;
-            }
-            return Ok(());
-        }
-        self.upstream.ensure_success(turn, response).await?;
-        Ok(())
-    }
-
-    /// Stops a run, best effort: the turn ends either way.
-    async fn stop_run(&self, id: &str) {
-        let Ok(client) = self.upstream.client() else {
-            return;
-        };
-        let sent = client
-            .post(format!("{}/v1/runs/{id}/stop", self.base_url))
-            .bearer_auth(&self.api_key)
-            .timeout(STOP_TIMEOUT)
-            .send()
-            .await;
-        match sent {
-            // 404: the run had already ended.
-            Ok(r) if r.status().is_success() || r.status() == StatusCode::NOT_FOUND => {}
-            Ok(r) => {
-                tracing::warn!(run = id, status = %r.status(), "Hermes refused to stop the run")
-            }
-            Err(e) => tracing::warn!(run = id, "cannot stop the Hermes run: {e}"),
-        }
-    }
-
     /// Stops the last bubble with the final answer, reasoning, model and tokens.
     async fn finish(
         &self,
@@ -405,169 +320,4 @@ impl HermesAgent {
         .await?;
         Ok(())
     }
-
-    /// The arguments of the call of tool `name` that starts, from the
-    /// session's transcript (the run's events carry none): the first call
-    /// of that name in the running step not shown yet. `{}` if there is
-    /// none or the transcript cannot be read (the card shows the preview).
-    async fn step_args(
-        &self,
-        turn: &mut Turn,
-        run: &mut Run,
-        session: &str,
-        name: &str,
-    ) -> Result<Value, Failure> {
-        let calls = async {
-            let body = self.read_transcript(turn, session).await?;
-            transcript::step_calls(&body).map_err(Failure::Server)
-        };
-        let calls = match calls.await {
-            Ok(calls) => calls,
-            Err(Failure::Turn(e)) => return Err(Failure::Turn(e)),
-            Err(Failure::Server(reason)) => {
-                tracing::warn!(
-                    session,
-                    "no tool arguments from Hermes's transcript: {reason}"
-                );
-                Vec::new()
-            }
-        };
-        let call = calls
-            .into_iter()
-            .find(|c| c.name == name && !run.argued.contains(&c.key));
-        Ok(match call {
-            Some(call) => {
-                run.argued.insert(call.key);
-                call.args
-            }
-            None => json!({}),
-        })
-    }
-
-    /// The session's messages listing, as Hermes sent it.
-    async fn read_transcript(&self, turn: &mut Turn, session: &str) -> Result<Vec<u8>, Failure> {
-        let request = self.get(&format!("/api/sessions/{session}/messages"))?;
-        let response = self.upstream.open(turn, request).await?;
-        self.upstream
-            .read_body(turn, response, MAX_TRANSCRIPT_BYTES)
-            .await
-    }
-
-    /// The session's transcript; empty if it cannot be read (the answer is
-    /// there, so no error is shown).
-    async fn transcript(&self, turn: &mut Turn, session: &str) -> Result<Transcript, Failure> {
-        let read = async {
-            let body = self.read_transcript(turn, session).await?;
-            transcript::parse(&body).map_err(Failure::Server)
-        };
-        match read.await {
-            Ok(transcript) => Ok(transcript),
-            Err(Failure::Turn(e)) => Err(Failure::Turn(e)),
-            Err(Failure::Server(reason)) => {
-                tracing::warn!(session, "no reasoning from Hermes's transcript: {reason}");
-                Ok(Transcript::default())
-            }
-        }
-    }
-
-    /// The model name Hermes advertises, asked once; its default if the
-    /// question fails (the answer is already there, so no error is shown).
-    async fn model(&self, turn: &mut Turn) -> String {
-        let asked = self
-            .model
-            .get_or_init(|| async {
-                match self.ask_model(turn).await {
-                    Ok(model) => model,
-                    Err(e) => {
-                        tracing::warn!("cannot read Hermes's model name: {e:?}");
-                        DEFAULT_MODEL.to_string()
-                    }
-                }
-            })
-            .await;
-        asked.clone()
-    }
-
-    async fn ask_model(&self, turn: &mut Turn) -> Result<String, Failure> {
-        let request = self.get("/v1/models")?.timeout(Duration::from_secs(10));
-        self.read_string(turn, request, "/data/0/id")
-            .await?
-            .filter(|m| !m.is_empty())
-            .ok_or_else(|| Failure::Server("no model in Hermes's /v1/models".into()))
-    }
-
-    /// The string at `pointer` of a small JSON answer to `request`.
-    async fn read_string(
-        &self,
-        turn: &mut Turn,
-        request: RequestBuilder,
-        pointer: &str,
-    ) -> Result<Option<String>, Failure> {
-        let response = self.upstream.open(turn, request).await?;
-        let body = self
-            .upstream
-            .read_body(turn, response, MAX_JSON_BYTES)
-            .await?;
-        Ok(serde_json::from_slice::<Value>(&body)
-            .ok()
-            .and_then(|v| Some(v.pointer(pointer)?.as_str()?.to_string())))
-    }
-}
-
-/// Ends the oldest running call of tool `name` with Hermes's duration.
-async fn end_tool(
-    turn: &mut Turn,
-    run: &mut Run,
-    name: &str,
-    duration: Option<f64>,
-    failed: bool,
-) -> Result<(), Failure> {
-    let Some(position) = run.tools.iter().position(|(n, _)| n == name) else {
-        tracing::warn!(tool = name, "Hermes ended a tool call that had not started");
-        return Ok(());
-    };
-    let (_, tool) = run.tools.remove(position);
-    let declined = run.declined.take();
-    let output_preview = match (failed, declined) {
-        (false, _) => String::new(),
-        (true, Some(why)) => why,
-        (true, None) => FAILED_CALL.to_string(),
-    };
-    let outcome = ToolOutcome {
-        ok: !failed,
-        output_preview,
-        output: None,
-    };
-    match duration.and_then(|secs| Duration::try_from_secs_f64(secs).ok()) {
-        Some(duration) => turn.tool_end_after(tool, outcome, duration).await?,
-        None => turn.tool_end(tool, outcome).await?,
-    }
-    Ok(())
-}
-
-/// The choices of an approval request the gateway can offer: Hermes's
-/// `session` lasts for the run only, not the thread, so it is left out.
-fn offered(choices: &[String]) -> Vec<Choice> {
-    choices
-        .iter()
-        .filter_map(|c| serde_json::from_value::<Choice>(Value::String(c.clone())).ok())
-        .filter(|c| c.is_answer() && *c != Choice::Session)
-        .collect()
-}
-
-/// Ends the calls still running as failed, with `why`.
-async fn end_open_tools(turn: &mut Turn, run: &mut Run, why: &str) -> Result<(), TurnError> {
-    for (_, tool) in run.tools.drain(..) {
-        turn.tool_end(tool, ToolOutcome::failed(why)).await?;
-    }
-    Ok(())
-}
-
-/// A run stopped on Hermes's side (not by this turn): the turn ends with
-/// what it has, and says why it ended early.
-async fn cancelled_by_hermes(turn: &mut Turn, run: &mut Run) -> Result<(), TurnError> {
-    stop_bubble(turn, &mut run.live).await?;
-    end_open_tools(turn, run, "Hermes stopped the run").await?;
-    turn.commentary("Hermes stopped the run before it finished.")
-        .await
 }

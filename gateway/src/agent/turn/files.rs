@@ -14,6 +14,11 @@ impl Turn {
         &self.files
     }
 
+    /// The most bytes one file may have (what the store takes).
+    pub fn file_limit(&self) -> u64 {
+        self.store.limits().max_bytes
+    }
+
     /// All bytes of a stored file; `None` (logged) when they cannot be read.
     pub async fn file_bytes(&self, file: &FileRef) -> Option<Vec<u8>> {
         let store = Arc::clone(&self.store);
