@@ -4,7 +4,7 @@
 //! (which builds everything first); `bench/README.md` explains the numbers.
 //!
 //! ```text
-//! bench [--smoke] [--only load,decode,stream,flood,burst,thread,jump,branch,export,code,search,lighthouse,gateway] [--out FILE]
+//! bench [--smoke] [--only load,decode,stream,throttled,flood,burst,thread,jump,branch,export,code,search,lighthouse,gateway] [--out FILE]
 //! bench [--smoke] --peer open-webui [--out FILE]
 //! ```
 //!
@@ -39,6 +39,7 @@ const ALL: &[&str] = &[
     "load",
     "decode",
     "stream",
+    "throttled",
     "flood",
     "burst",
     "thread",
@@ -235,6 +236,7 @@ async fn browser_scenarios(
             "load" => scenarios::load::run(&page, &urls, dist, sizes, report).await,
             "decode" => scenarios::decode::run(&page, &urls, sizes, report).await,
             "stream" => scenarios::stream::run(&page, &urls, sizes, report).await,
+            "throttled" => scenarios::throttled::run(&page, &urls, sizes, report).await,
             "flood" => scenarios::flood::run(&page, &urls, sizes, report).await,
             "burst" => scenarios::burst::run(&page, &urls, sizes, report).await,
             "thread" => scenarios::thread::run(&page, &urls, sizes, report).await,

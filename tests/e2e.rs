@@ -195,6 +195,7 @@ mod e2e_threads {
 // with `ARIA_UPDATE_SCREENSHOT=1` it rewrites docs/screenshot.png instead.
 #[path = "e2e_transparency"]
 mod e2e_transparency {
+    mod long_answer;
     mod plans;
     mod progress;
     mod reasoning;

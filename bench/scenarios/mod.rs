@@ -14,6 +14,7 @@ pub mod load;
 pub mod search;
 pub mod stream;
 pub mod thread;
+pub mod throttled;
 
 /// Reports the longest main-thread task of `seen` (target: none over
 /// 50 ms), how many there were, the frames missed, and the worst long

@@ -19,6 +19,7 @@ use pulldown_cmark::{html, Event, Parser};
 
 use crate::dialect::options;
 use crate::math::{MathOptions, MathSource};
+use crate::prefix::common_prefix_len;
 use crate::render::{render, to_html_with, Sanitizer};
 
 /// What changed in one [`IncrementalMarkdown::update`].
@@ -129,10 +130,10 @@ impl IncrementalMarkdown {
 
     /// Keeps only the checkpoints whose witnessed text is unchanged.
     fn drop_invalidated(&mut self, text: &str, delta: &mut RenderDelta) {
-        if text.as_bytes().starts_with(self.src.as_bytes()) {
+        let same = common_prefix_len(self.src.as_bytes(), text.as_bytes());
+        if same == self.src.len() {
             return;
         }
-        let same = common_prefix_len(self.src.as_bytes(), text.as_bytes());
         let keep = self
             .checkpoints
             .iter()
@@ -324,22 +325,6 @@ fn safe_cut(src: &str, prev: &Range<usize>, next: &Range<usize>) -> Option<(usiz
         .iter()
         .position(|&b| b == b'\n' || b == b'\r')?;
     Some((line_start, first + eol + 1))
-}
-
-fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
-}
-
-/// How much of snapshot `next` is unchanged from `prev`: the length of
-/// their common prefix, at a char boundary of both. A renderer in another
-/// wasm module is sent only `next[len..]` (a streamed snapshot repeats all
-/// of the text before it).
-pub fn unchanged_prefix_len(prev: &str, next: &str) -> usize {
-    if next.starts_with(prev) {
-        // The usual case, and a `memcmp`, not a loop over every byte.
-        return prev.len();
-    }
-    next.floor_char_boundary(common_prefix_len(prev.as_bytes(), next.as_bytes()))
 }
 
 /// Strips block-quote markers and indentation (enough for a line scanner

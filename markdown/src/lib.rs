@@ -22,6 +22,8 @@ mod incremental;
 mod math;
 /// The words of a markdown text, without markup.
 mod plain;
+/// What two snapshots of a streamed text share.
+mod prefix;
 /// Markdown → HTML that is safe for `inner_html` (raw HTML escaped, link
 /// schemes allow-listed, images click-to-load).
 mod render;
@@ -33,9 +35,8 @@ mod url_policy;
 mod xss_corpus;
 
 pub use escape::{escape_into, unescape};
-pub use incremental::{
-    completed_prefix_len, unchanged_prefix_len, IncrementalMarkdown, RenderDelta,
-};
+pub use incremental::{completed_prefix_len, IncrementalMarkdown, RenderDelta};
 pub use math::MathOptions;
 pub use plain::plain_text;
+pub use prefix::unchanged_prefix_len;
 pub use render::{to_html, to_html_with};

@@ -2,6 +2,8 @@
 
 /// What an approval card's buttons and outcome line say.
 pub mod approval;
+/// Where a streamed answer's completed blocks go: chunks in groups.
+pub mod block_tree;
 /// Mermaid diagrams: limits, the image's text alternative, error lines.
 pub mod diagram;
 /// A thread as a Markdown or JSON file, built page by page.

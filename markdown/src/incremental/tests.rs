@@ -102,18 +102,6 @@ const DOCS: &[&str] = &[
 ];
 
 #[test]
-fn the_unchanged_prefix_ends_at_a_char_boundary_of_both() {
-    assert_eq!(unchanged_prefix_len("", "abc"), 0);
-    assert_eq!(unchanged_prefix_len("ab", "abc"), 2);
-    assert_eq!(unchanged_prefix_len("abc", "abc"), 3);
-    assert_eq!(unchanged_prefix_len("abX", "abc"), 2);
-    assert_eq!(unchanged_prefix_len("abc", "ab"), 2);
-    // "é" and "è" share their first byte: the char is not unchanged.
-    assert_eq!(unchanged_prefix_len("aé", "aè"), 1);
-    assert_eq!(unchanged_prefix_len("aé", "aé!"), 3);
-}
-
-#[test]
 fn streaming_equals_full_render_for_every_prefix() {
     for doc in DOCS {
         stream_everything(doc);

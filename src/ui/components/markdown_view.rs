@@ -16,6 +16,7 @@ use leptos::html::Div;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::render::block_tree::{self, Parent};
 use crate::render::highlight::{TailHighlight, TailPaint, TailStep};
 use crate::render::tail_append::Appended;
 use crate::ui::browser;
@@ -27,14 +28,6 @@ use crate::ui::browser::math_copy;
 use crate::ui::components::copy_button::copy_and_confirm;
 use crate::ui::components::live_regions::Announcer;
 use crate::ui::wiring::runtime::Runtime;
-
-/// Completed blocks are grouped this many to a chunk (a plain block box):
-/// appending a block lays out the last chunk and the list of chunks, not
-/// every block of a long answer, whose count grows with its length.
-/// (`content-visibility: auto` on finished chunks was measured and cost more
-/// than it saved while streaming: each chunk scrolling out of view changes
-/// state and is styled and laid out again.)
-const BLOCKS_PER_CHUNK: usize = 16;
 
 /// The tail's class while it holds plain text (no markdown module yet).
 const PLAIN: &str = "md-plain";
@@ -107,8 +100,8 @@ pub fn MarkdownView(
             truncate_blocks(&stable, keep);
         }
         append_blocks(&stable, shown, &delta.stable_appended);
-        if !delta.stable_appended.is_empty() {
-            highlight_chunks_from(&stable, shown / BLOCKS_PER_CHUNK);
+        for chunk in last_chunks(&stable, block_tree::chunks_touched(shown, count)) {
+            highlight_within(&chunk);
         }
         let step = tail_state
             .try_update_value(|t| t.step(&delta.tail_html, live))
@@ -172,63 +165,60 @@ fn append_text(tail: &web_sys::HtmlElement, added: &Appended) -> bool {
     }
 }
 
-/// Keeps the first `keep` blocks of the chunked stable list.
+/// Keeps the first `keep` blocks of the stable list (`block_tree`).
 fn truncate_blocks(stable: &web_sys::HtmlElement, keep: usize) {
-    let chunks = keep.div_ceil(BLOCKS_PER_CHUNK);
-    while stable.child_element_count() as usize > chunks {
-        if let Some(last) = stable.last_element_child() {
-            last.remove();
-        }
-    }
-    if let Some(last) = stable.last_element_child() {
-        let in_last = keep - (chunks - 1) * BLOCKS_PER_CHUNK;
-        while last.child_element_count() as usize > in_last {
-            if let Some(block) = last.last_element_child() {
-                block.remove();
-            }
+    let kept = block_tree::kept(keep);
+    keep_children(stable, kept.groups);
+    if let Some(group) = stable.last_element_child() {
+        keep_children(&group, kept.chunks_in_last_group);
+        if let Some(chunk) = group.last_element_child() {
+            keep_children(&chunk, kept.blocks_in_last_chunk);
         }
     }
 }
 
-/// Appends completed blocks after the `shown` ones: first filling the last
-/// chunk, then in new chunks; one HTML parse for each.
+fn keep_children(el: &web_sys::Element, keep: usize) {
+    while el.child_element_count() as usize > keep {
+        match el.last_element_child() {
+            Some(last) => last.remove(),
+            None => return,
+        }
+    }
+}
+
+/// Appends completed blocks after the `shown` ones: into the last chunk,
+/// the last group and new groups (`block_tree`), one HTML parse for each.
 fn append_blocks(stable: &web_sys::HtmlElement, shown: usize, blocks: &[String]) {
-    let block = |html: &String| format!("<div class=\"md-block\">{html}</div>");
-    let room = (BLOCKS_PER_CHUNK - shown % BLOCKS_PER_CHUNK) % BLOCKS_PER_CHUNK;
-    let (fill, rest) = blocks.split_at(room.min(blocks.len()));
-    if !fill.is_empty() {
-        if let Some(last) = stable.last_element_child() {
-            let html: String = fill.iter().map(block).collect();
-            put_html(&last, &html, Put::Append);
+    for (parent, html) in block_tree::append_html(shown, blocks) {
+        let group = || stable.last_element_child();
+        let into = match parent {
+            Parent::Stable => Some(stable.clone().into()),
+            Parent::LastGroup => group(),
+            Parent::LastChunk => group().and_then(|g| g.last_element_child()),
+        };
+        if let Some(into) = into {
+            put_html(&into, &html, Put::Append);
         }
-    }
-    if !rest.is_empty() {
-        let html: String = rest
-            .chunks(BLOCKS_PER_CHUNK)
-            .map(|chunk| {
-                let inner: String = chunk.iter().map(block).collect();
-                format!("<div class=\"md-chunk\">{inner}</div>")
-            })
-            .collect();
-        put_html(stable, &html, Put::Append);
     }
 }
 
-/// Highlights the code blocks of chunks `first..`: those an update just
-/// filled or appended. Searching the whole answer instead would walk every
-/// element of a long one on each streamed update.
-fn highlight_chunks_from(stable: &web_sys::HtmlElement, first: usize) {
-    let count = (stable.child_element_count() as usize).saturating_sub(first);
-    let mut chunks = Vec::with_capacity(count);
-    let mut chunk = stable.last_element_child();
-    while let (Some(el), true) = (chunk, chunks.len() < count) {
-        chunk = el.previous_element_sibling();
-        chunks.push(el);
+/// The last `n` chunks of the stable list, in document order (the worker
+/// answers highlight requests in order). Only those an update filled or
+/// made are searched for code: searching the whole answer would walk
+/// every element of a long one on each streamed update.
+fn last_chunks(stable: &web_sys::HtmlElement, n: usize) -> Vec<web_sys::Element> {
+    let mut chunks = Vec::with_capacity(n);
+    let mut group = stable.last_element_child();
+    while let (Some(g), true) = (&group, chunks.len() < n) {
+        let mut chunk = g.last_element_child();
+        while let (Some(c), true) = (chunk, chunks.len() < n) {
+            chunk = c.previous_element_sibling();
+            chunks.push(c);
+        }
+        group = g.previous_element_sibling();
     }
-    // In document order, as the worker answers them.
-    for el in chunks.iter().rev() {
-        highlight_within(el);
-    }
+    chunks.reverse();
+    chunks
 }
 
 /// The rendered HTML's buttons: image placeholders, code and formula copy
