@@ -1,0 +1,158 @@
+//! How a file is named and described on screen. A name is the uploader's
+//! (or the agent's) text: shown as text only, without the characters that
+//! would reorder or hide what is around it, and not too long.
+
+/// Most characters of a shown name (the extension is kept at the end).
+const MAX_NAME_CHARS: usize = 60;
+
+/// The raster types shown as images (§13); everything else is a chip.
+const RASTER: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// Whether a stored file of this (sniffed) type is shown as an image.
+pub fn is_raster_image(mime: &str) -> bool {
+    RASTER.contains(&mime)
+}
+
+/// A name fit to show: its last path part, without control, bidirectional
+/// or zero-width characters, at most [`MAX_NAME_CHARS`] characters with
+/// the extension kept; `file` when nothing is left.
+pub fn safe_name(name: &str) -> String {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let clean: String = base.chars().filter(|c| !hidden(*c)).collect();
+    let clean = clean.trim();
+    if clean.is_empty() {
+        return "file".into();
+    }
+    let count = clean.chars().count();
+    if count <= MAX_NAME_CHARS {
+        return clean.to_string();
+    }
+    let ext: String = match clean.rsplit_once('.') {
+        Some((_, ext)) if (1..=8).contains(&ext.chars().count()) => format!(".{ext}"),
+        _ => String::new(),
+    };
+    let keep = MAX_NAME_CHARS - 1 - ext.chars().count();
+    let head: String = clean.chars().take(keep).collect();
+    format!("{}…{ext}", head.trim_end())
+}
+
+/// Characters that are not shown: controls (NUL included), the
+/// bidirectional overrides, embeddings, isolates and marks, and zero-width
+/// ones.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{061C}'
+            | '\u{FEFF}')
+}
+
+/// A size for humans: `512 B`, `12 KB`, `1.5 MB`, `20 MB` (units of 1024;
+/// integer arithmetic, no float formatting).
+pub fn size_label(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut unit = 0;
+    let mut scale: u64 = 1024;
+    while unit + 1 < UNITS.len() && bytes >= scale * 1024 {
+        scale *= 1024;
+        unit += 1;
+    }
+    let tenths = (u128::from(bytes) * 10 + u128::from(scale) / 2) / u128::from(scale);
+    if tenths >= 100 || tenths % 10 == 0 {
+        format!("{} {}", (tenths + 5) / 10, UNITS[unit])
+    } else {
+        format!("{}.{} {}", tenths / 10, tenths % 10, UNITS[unit])
+    }
+}
+
+/// A short word for a file's type: `PNG image`, `PDF document`, `Text`,
+/// else the extension of its name in capitals, else `File`.
+pub fn type_label(mime: &str, name: &str) -> String {
+    let known = match mime {
+        "image/png" => "PNG image",
+        "image/jpeg" => "JPEG image",
+        "image/gif" => "GIF image",
+        "image/webp" => "WebP image",
+        "application/pdf" => "PDF document",
+        m if m.starts_with("text/") => "Text",
+        _ => "",
+    };
+    if !known.is_empty() {
+        return known.into();
+    }
+    let safe = safe_name(name);
+    match safe.rsplit_once('.') {
+        Some((_, ext))
+            if (1..=5).contains(&ext.len()) && ext.chars().all(char::is_alphanumeric) =>
+        {
+            format!("{} file", ext.to_uppercase())
+        }
+        _ => "File".into(),
+    }
+}
+
+/// Whole percent of `done` out of `total` (100 for an empty file).
+pub fn percent(done: u64, total: u64) -> u8 {
+    if total == 0 {
+        return 100;
+    }
+    (u128::from(done.min(total)) * 100 / u128::from(total)) as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(size_label(0), "0 B");
+        assert_eq!(size_label(1023), "1023 B");
+        assert_eq!(size_label(1024), "1 KB");
+        assert_eq!(size_label(1536), "1.5 KB");
+        assert_eq!(size_label(12 * 1024 + 100), "12 KB");
+        assert_eq!(size_label(20 * 1024 * 1024), "20 MB");
+        assert_eq!(size_label(1024 * 1024 - 1), "1024 KB");
+        assert_eq!(size_label(u64::MAX), "16777216 TB");
+    }
+
+    #[test]
+    fn hostile_names_are_shown_inert() {
+        // Shown raw, "photo<RLO>gnp.exe" reads as "photoexe.png".
+        assert_eq!(safe_name("photo\u{202E}gnp.exe"), "photognp.exe");
+        assert_eq!(safe_name("a\0b.png"), "ab.png");
+        assert_eq!(safe_name("../../etc/passwd"), "passwd");
+        assert_eq!(safe_name("..\\win\\x.txt"), "x.txt");
+        assert_eq!(safe_name("\u{2066}\u{200B}\n"), "file");
+        let long = format!("{}.png", "a".repeat(500));
+        let shown = safe_name(&long);
+        assert_eq!(shown.chars().count(), MAX_NAME_CHARS);
+        assert!(shown.ends_with("….png"), "{shown}");
+        let no_ext = "é".repeat(500);
+        assert_eq!(safe_name(&no_ext).chars().count(), MAX_NAME_CHARS);
+    }
+
+    #[test]
+    fn types() {
+        assert_eq!(type_label("image/png", "x"), "PNG image");
+        assert_eq!(type_label("text/plain", "evil.svg"), "Text");
+        assert_eq!(type_label("application/zip", "a.zip"), "ZIP file");
+        assert_eq!(type_label("", "noext"), "File");
+        assert_eq!(type_label("", "a.<script>"), "File");
+        assert!(is_raster_image("image/webp"));
+        assert!(!is_raster_image("image/svg+xml"));
+        assert!(!is_raster_image("text/html"));
+    }
+
+    #[test]
+    fn percents() {
+        assert_eq!(percent(0, 0), 100);
+        assert_eq!(percent(1, 3), 33);
+        assert_eq!(percent(5, 3), 100);
+        assert_eq!(percent(u64::MAX / 2, u64::MAX), 49);
+    }
+}
