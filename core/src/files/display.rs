@@ -104,6 +104,25 @@ pub fn percent(done: u64, total: u64) -> u8 {
     (u128::from(done.min(total)) * 100 / u128::from(total)) as u8
 }
 
+/// A thumbnail's size in CSS pixels: the image's own aspect within
+/// `max` × `max`, never larger than the image; a square without
+/// dimensions. Never zero.
+pub fn thumb_size(width: Option<u32>, height: Option<u32>, max: u32) -> (u32, u32) {
+    let (w, h) = match (width, height) {
+        (Some(w), Some(h)) if w > 0 && h > 0 => (u64::from(w), u64::from(h)),
+        _ => return (max, max),
+    };
+    let max = u64::from(max);
+    let (w2, h2) = if w >= h {
+        let side = w.min(max);
+        (side, (h * side / w).max(1))
+    } else {
+        let side = h.min(max);
+        ((w * side / h).max(1), side)
+    };
+    (w2 as u32, h2 as u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +165,19 @@ mod tests {
         assert!(is_raster_image("image/webp"));
         assert!(!is_raster_image("image/svg+xml"));
         assert!(!is_raster_image("text/html"));
+    }
+
+    #[test]
+    fn thumbnails_keep_the_aspect_within_the_box() {
+        assert_eq!(thumb_size(Some(240), Some(120), 240), (240, 120));
+        assert_eq!(thumb_size(Some(1000), Some(500), 240), (240, 120));
+        assert_eq!(thumb_size(Some(500), Some(1000), 240), (120, 240));
+        assert_eq!(thumb_size(Some(50), Some(20), 240), (50, 20));
+        // A header claiming 50,000 × 1 pixels still gives a box.
+        assert_eq!(thumb_size(Some(50_000), Some(1), 240), (240, 1));
+        assert_eq!(thumb_size(Some(u32::MAX), Some(u32::MAX), 240), (240, 240));
+        assert_eq!(thumb_size(None, Some(3), 240), (240, 240));
+        assert_eq!(thumb_size(Some(0), Some(3), 240), (240, 240));
     }
 
     #[test]

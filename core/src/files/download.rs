@@ -36,6 +36,13 @@ pub struct Downloads {
 }
 
 impl Downloads {
+    pub fn new(online: bool) -> Self {
+        Self {
+            online,
+            ..Self::default()
+        }
+    }
+
     /// Asks for a stored file's bytes (once, however often it is asked).
     pub fn want(&mut self, file_id: &str) -> Vec<FileAction> {
         let known = self.active.iter().any(|r| r.file_id == file_id)

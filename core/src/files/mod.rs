@@ -24,8 +24,8 @@ mod router_tests;
 mod upload_tests;
 
 pub use action::{FileAction, Wake};
-pub use digest::Sha256Stream;
-pub use display::{is_raster_image, percent, safe_name, size_label, type_label};
+pub use digest::{hex, Sha256Stream};
+pub use display::{is_raster_image, percent, safe_name, size_label, thumb_size, type_label};
 pub use download::Downloads;
 pub use limits::check as check_limits;
 pub use router::{Files, Progress};

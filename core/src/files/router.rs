@@ -39,6 +39,17 @@ pub struct Progress {
 }
 
 impl Files {
+    /// Files for a connection that is `online` with these `limits` (made
+    /// when first needed, after `ready`).
+    pub fn new(limits: Option<Limits>, online: bool) -> Self {
+        Self {
+            limits,
+            online,
+            downloads: Downloads::new(online),
+            ..Self::default()
+        }
+    }
+
     pub fn limits(&self) -> Option<&Limits> {
         self.limits.as_ref()
     }
@@ -107,19 +118,32 @@ impl Files {
     }
 
     /// Sends `text` with these uploads' files once all are stored: at once
-    /// if they are, else when the last one is (exactly once).
+    /// if they are, else when the last one is (exactly once). An upload
+    /// that failed or is unknown holds the message, with a sentence.
     pub fn send_when_stored(
         &mut self,
         channel: Option<String>,
         text: String,
         upload_ids: Vec<String>,
-    ) -> Vec<FileAction> {
+    ) -> Result<Vec<FileAction>, String> {
+        for id in &upload_ids {
+            match self.find(id) {
+                Some(u) if !matches!(u.state, UploadState::Failed(_) | UploadState::Cancelled) => {}
+                Some(u) => {
+                    return Err(format!(
+                        "{} was not uploaded: remove it to send the message.",
+                        super::display::safe_name(&u.name)
+                    ))
+                }
+                None => return Err("A file of the message is gone: attach it again.".into()),
+            }
+        }
         self.waiting = Some(Waiting {
             channel,
             text,
             upload_ids,
         });
-        self.release_waiting()
+        Ok(self.release_waiting())
     }
 
     /// The waiting message goes back to being a draft.

@@ -108,7 +108,7 @@ fn accept_sends_chunks_and_stored_sends_the_waiting_message_once() {
         "look".into(),
         vec!["u1".into(), "u2".into()],
     );
-    assert!(sent_messages(&out).is_empty());
+    assert!(sent_messages(&out.expect("waits")).is_empty());
     assert!(f.is_waiting());
     let (out, _) = f.route(stored("u2", "f2"));
     assert!(out.contains(&FileAction::Ended("u2".into())));
@@ -136,7 +136,8 @@ fn a_failed_file_holds_the_message_and_removing_it_lets_it_go() {
     started(&mut f, "u1");
     started(&mut f, "u2");
     f.route(stored("u1", "f1"));
-    f.send_when_stored(None, String::new(), vec!["u1".into(), "u2".into()]);
+    f.send_when_stored(None, String::new(), vec!["u1".into(), "u2".into()])
+        .expect("waits");
     let (out, _) = f.route(frame(
         json!({"type":"error","code":"unsupported","message":"no","upload_id":"u2"}),
     ));
@@ -146,9 +147,21 @@ fn a_failed_file_holds_the_message_and_removing_it_lets_it_go() {
         f.progress("u2").map(|p| p.state),
         Some(UploadState::Failed(_))
     ));
+    // Sent again with the failed file: held, saying which file.
+    let held = f.send_when_stored(None, String::new(), vec!["u1".into(), "u2".into()]);
+    assert_eq!(
+        held,
+        Err("a.png was not uploaded: remove it to send the message.".into())
+    );
+    assert!(!f.is_waiting());
+    assert!(f
+        .send_when_stored(None, String::new(), vec!["gone".into()])
+        .is_err());
     // The user removes the failed file and sends again.
     f.remove("u2");
-    let out = f.send_when_stored(None, String::new(), vec!["u1".into()]);
+    let out = f
+        .send_when_stored(None, String::new(), vec!["u1".into()])
+        .expect("sent");
     assert_eq!(sent_messages(&out).len(), 1);
 }
 
@@ -158,7 +171,8 @@ fn removing_the_last_unstored_file_of_a_waiting_message_sends_it() {
     started(&mut f, "u1");
     started(&mut f, "u2");
     f.route(stored("u1", "f1"));
-    f.send_when_stored(None, "hi".into(), vec!["u1".into(), "u2".into()]);
+    f.send_when_stored(None, "hi".into(), vec!["u1".into(), "u2".into()])
+        .expect("waits");
     let out = f.remove("u2");
     let sent = sent_messages(&out);
     assert_eq!(sent.len(), 1);
@@ -168,7 +182,10 @@ fn removing_the_last_unstored_file_of_a_waiting_message_sends_it() {
 #[test]
 fn nothing_to_send_sends_nothing() {
     let mut f = connected();
-    assert!(f.send_when_stored(None, "  ".into(), Vec::new()).is_empty());
+    assert_eq!(
+        f.send_when_stored(None, "  ".into(), Vec::new()),
+        Ok(Vec::new())
+    );
     assert!(!f.is_waiting());
 }
 
