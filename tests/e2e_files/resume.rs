@@ -69,3 +69,69 @@ new MutationObserver(() => {
         app.assert_no_console_errors().await;
     });
 }
+
+#[test]
+fn a_reload_mid_upload_keeps_the_files_and_sends_the_message_once() {
+    run(|| async {
+        let app = ui::demo_app(0).await;
+        let b = &app.browser;
+        // Reloads the page once the message waits and a tenth of the file
+        // is in (said in sessionStorage, which the reload keeps).
+        b.js(
+            r#"
+window.__beforeReload = true;
+new MutationObserver(() => {
+  const p = document.querySelector('[data-testid=upload-progress][data-percent]');
+  const waits = document.querySelector('[data-testid=attach-waiting]');
+  if (waits && p && Number(p.dataset.percent) >= 10 && !window.__reloading) {
+    window.__reloading = true;
+    sessionStorage.setItem('aria-test-reloaded', String(p.dataset.percent));
+    location.reload();
+  }
+}).observe(document.body, { subtree: true, childList: true, attributes: true });
+"#,
+            vec![],
+        )
+        .await;
+        helpers::pick(
+            b,
+            vec![helpers::filler("kept.txt", "text/plain", 20 * 1024 * 1024)],
+        )
+        .await;
+        ui::send(b, "sent across a reload").await;
+        b.poll("the reloaded page to boot", secs(60), || async {
+            let v = b
+                .js(
+                    "return window.__beforeReload !== true && \
+                     document.documentElement.dataset.booted === 'true';",
+                    vec![],
+                )
+                .await;
+            v.as_bool().unwrap_or(false).then_some(())
+        })
+        .await;
+        ui::connected(b).await;
+        let chip = b
+            .wait_for(".msg-user:not(.pending) [data-testid=file-chip]", secs(60))
+            .await;
+        let text = chip.text().await.unwrap_or_default();
+        assert!(text.contains("kept.txt"), "{text}");
+        let reloaded = b
+            .js(
+                "return sessionStorage.getItem('aria-test-reloaded');",
+                vec![],
+            )
+            .await;
+        assert!(reloaded.is_string(), "the page was not reloaded mid-upload");
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        assert_eq!(b.count(".msg-user").await, 1, "sent once");
+        assert!(b
+            .texts_of(".msg-user .msg-text")
+            .await
+            .iter()
+            .any(|t| t == "sent across a reload"));
+        // Nothing is kept once it is sent.
+        assert_eq!(ui::local_storage(b, "aria.upload-draft").await, json!(""));
+        app.assert_no_console_errors().await;
+    });
+}

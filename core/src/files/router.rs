@@ -146,6 +146,13 @@ impl Files {
         Ok(self.release_waiting())
     }
 
+    /// The message waiting for its files: its thread and text.
+    pub fn waiting(&self) -> Option<(Option<&str>, &str)> {
+        self.waiting
+            .as_ref()
+            .map(|w| (w.channel.as_deref(), w.text.as_str()))
+    }
+
     /// The waiting message goes back to being a draft.
     pub fn hold_send(&mut self) {
         self.waiting = None;

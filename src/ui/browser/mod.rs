@@ -28,6 +28,7 @@ pub(crate) mod offline_db;
 mod storage;
 mod theme;
 mod time;
+pub(crate) mod upload_outbox;
 
 pub use clipboard::copy_to_clipboard;
 pub use console::log_warning;

@@ -1,5 +1,7 @@
 //! The draft's attachments above the message box, why files were not
 //! attached (the gateway's limits), and the message waiting for its files.
+//! Until a file is offered it is one closure: a first visit builds none
+//! of the rest (docs/build.md).
 
 use leptos::prelude::*;
 
@@ -8,6 +10,18 @@ use crate::ui::wiring::runtime::Runtime;
 
 #[component]
 pub fn AttachmentList() -> impl IntoView {
+    let rt = expect_context::<Runtime>();
+    let used = Memo::new(move |_| {
+        rt.files.waiting.get()
+            || !rt.files.chips.with(Vec::is_empty)
+            || !rt.files.refused.with(Vec::is_empty)
+    });
+    move || used.get().then(attachments)
+}
+
+/// Not inlined: see `message_files::files_view`.
+#[inline(never)]
+fn attachments() -> AnyView {
     let rt = expect_context::<Runtime>();
     let ids = Memo::new(move |_| {
         rt.files
@@ -35,4 +49,5 @@ pub fn AttachmentList() -> impl IntoView {
             </ul>
         </Show>
     }
+    .into_any()
 }

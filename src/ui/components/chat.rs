@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use crate::ui::components::branch_offer::BranchOfferBar;
 use crate::ui::components::composer::Composer;
-use crate::ui::components::drop_zone::DropZone;
+use crate::ui::components::drop_zone::drop_zone_view;
 use crate::ui::components::status::ConnectionStatus;
 use crate::ui::components::timeline::Timeline;
 use crate::ui::hooks::file_drop::FileDrop;
@@ -32,7 +32,7 @@ pub fn Chat(settings_open: RwSignal<bool>, drawer_open: RwSignal<bool>) -> impl 
         <main class="chat" aria-label="Conversation"
             on:dragenter=move |ev| drop.enter(ev) on:dragover=move |ev| drop.over(ev)
             on:dragleave=move |ev| drop.leave(ev) on:drop=move |ev| drop.dropped(rt, ev)>
-            <DropZone shown=drop.shown.into() />
+            {move || drop.shown.get().then(drop_zone_view)}
             <header class="chat-head">
                 <button type="button" class="icon-button drawer-toggle" aria-label="Show threads"
                     on:click=move |_| drawer_open.update(|o| *o = !*o)>"☰"</button>

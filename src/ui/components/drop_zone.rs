@@ -2,13 +2,18 @@
 
 use leptos::prelude::*;
 
+/// The zone, made only while files are dragged (not inlined into the
+/// caller, which runs on every visit: see `message_files::files_view`).
+#[inline(never)]
+pub fn drop_zone_view() -> AnyView {
+    view! { <DropZone /> }.into_any()
+}
+
 #[component]
-pub fn DropZone(shown: Signal<bool>) -> impl IntoView {
+pub fn DropZone() -> impl IntoView {
     view! {
-        <Show when=move || shown.get()>
-            <div class="drop-zone" data-testid="drop-zone" aria-hidden="true">
-                <span>"Drop files to attach them"</span>
-            </div>
-        </Show>
+        <div class="drop-zone" data-testid="drop-zone" aria-hidden="true">
+            <span>"Drop files to attach them"</span>
+        </div>
     }
 }

@@ -19,6 +19,7 @@ use wasm_bindgen::JsValue;
 
 mod connection;
 mod export;
+mod file_outbox;
 mod files;
 
 use connection::page_address;
@@ -117,6 +118,7 @@ impl Runtime {
             files_core: StoredValue::new_local(FilesCore::default()),
         };
         rt.open_hash();
+        rt.restore_kept_files();
         let socket = Socket::new(move |e| rt.on_socket(e));
         rt.core.update_value(|c| c.socket = Some(socket));
         rt.replan(true);

@@ -12,6 +12,7 @@ use super::Runtime;
 use crate::files::{chunk_frame, is_raster_image, FileAction};
 use crate::protocol::ServerFrame;
 use crate::ui::browser;
+use crate::ui::browser::upload_outbox::KeptFile;
 use crate::ui::browser::{blob_url, digest, file_reader};
 use crate::ui::wiring::files::{Chip, FilesCore, Shown};
 
@@ -72,6 +73,12 @@ impl Runtime {
         if picked.is_empty() {
             return;
         }
+        if self.files.waiting.get_untracked() {
+            self.files.refused.set(vec![
+                "The message is being sent: attach more files to the next one.".into(),
+            ]);
+            return;
+        }
         let online = self.is_online();
         let mut refused = Vec::new();
         for file in picked {
@@ -98,6 +105,7 @@ impl Runtime {
                 c.files(online)
                     .add(id.clone(), name.clone(), mime.clone(), size)
             });
+            let kept = (name.clone(), mime.clone(), size);
             self.files.chips.update(|c| {
                 c.push(Chip {
                     upload_id: id.clone(),
@@ -116,6 +124,7 @@ impl Runtime {
                     Err(why) => Err(why),
                 };
                 let online = rt.is_online();
+                let mut keep = None;
                 let actions = rt
                     .files_core
                     .try_update_value(|c| match hashed {
@@ -123,11 +132,23 @@ impl Runtime {
                         Ok(_) if c.files(online).progress(&id).is_none() => Vec::new(),
                         Ok((bytes, hex)) => {
                             c.bytes.insert(id.clone(), bytes);
+                            let (name, mime, size) = kept;
+                            keep = Some(KeptFile {
+                                upload_id: id.clone(),
+                                name,
+                                mime,
+                                size,
+                                sha256: hex.clone(),
+                                blob: file.clone().into(),
+                            });
                             c.files(online).hashed(&id, hex)
                         }
                         Err(why) => c.files(online).unreadable(&id, &why),
                     })
                     .unwrap_or_default();
+                if let Some(kept) = keep {
+                    rt.keep_file(kept);
+                }
                 rt.run_files(actions);
             });
         }
@@ -150,6 +171,8 @@ impl Runtime {
                 keep
             })
         });
+        self.drop_kept(vec![upload_id.to_string()]);
+        self.keep_draft();
         self.run_files(actions);
     }
 
@@ -165,15 +188,20 @@ impl Runtime {
             self.send_message(text);
             return true;
         }
-        self.send_with_attachments(text, ids);
+        let channel = self.view.active.get_untracked();
+        self.send_with_attachments(channel, text, ids);
         false
     }
 
     /// [`Runtime::send_draft`] with files (not inlined, as
     /// [`Runtime::route_files`]).
     #[inline(never)]
-    fn send_with_attachments(&self, text: &str, ids: Vec<String>) {
-        let channel = self.view.active.get_untracked();
+    pub(super) fn send_with_attachments(
+        &self,
+        channel: Option<String>,
+        text: &str,
+        ids: Vec<String>,
+    ) {
         let online = self.is_online();
         let queued = self.files_core.try_update_value(|c| {
             c.files(online)
@@ -188,6 +216,7 @@ impl Runtime {
             Some(Err(why)) => self.files.refused.set(vec![why]),
             None => {}
         }
+        self.keep_draft();
     }
 
     /// The message waiting for its files goes back to being a draft.
@@ -198,6 +227,7 @@ impl Runtime {
             }
         });
         self.files.waiting.set(false);
+        self.keep_draft();
     }
 
     /// A component shows a stored file: its bytes are read once, and the
@@ -260,11 +290,11 @@ impl Runtime {
         self.run_files(actions);
     }
 
-    fn is_online(&self) -> bool {
+    pub(super) fn is_online(&self) -> bool {
         self.read(|s| s.is_online()).unwrap_or(false)
     }
 
-    fn run_files(&self, actions: Vec<FileAction>) {
+    pub(super) fn run_files(&self, actions: Vec<FileAction>) {
         for action in actions {
             match action {
                 FileAction::Send(frame) => {
@@ -315,11 +345,17 @@ impl Runtime {
                     let id = browser::random_id("k_");
                     let now = browser::now_ms();
                     self.act(|s| s.send_with_files(channel, &text, files, id, now));
+                    let mut sent = Vec::new();
                     self.files.chips.update(|chips| {
-                        for url in chips.drain(..).filter_map(|c| c.thumb) {
-                            blob_url::revoke(&url);
+                        for chip in chips.drain(..) {
+                            if let Some(url) = chip.thumb {
+                                blob_url::revoke(&url);
+                            }
+                            sent.push(chip.upload_id);
                         }
                     });
+                    self.drop_kept(sent);
+                    self.keep_draft();
                     self.files.sent.update(|n| *n += 1);
                 }
                 FileAction::Downloaded {
