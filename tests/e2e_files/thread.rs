@@ -126,3 +126,40 @@ fn the_image_dialog_goes_through_a_messages_images_by_keyboard() {
         app.assert_no_console_errors().await;
     });
 }
+
+#[test]
+fn an_images_blob_url_is_revoked_when_its_row_leaves_the_page() {
+    run(|| async {
+        let app = ui::demo_app(0).await;
+        let b = &app.browser;
+        b.js(
+            "window.__revoked = []; const revoke = URL.revokeObjectURL; \
+             URL.revokeObjectURL = (u) => { window.__revoked.push(u); revoke(u); };",
+            vec![],
+        )
+        .await;
+        ui::send(b, "/demo files").await;
+        let img = b
+            .wait_for(
+                ".msg-assistant [data-testid=image-thumb] img[src^='blob:']",
+                secs(30),
+            )
+            .await;
+        let url = img.attr("src").await.ok().flatten().unwrap_or_default();
+        // Still shown: still held.
+        let revoked = b.js("return window.__revoked;", vec![]).await;
+        assert!(!revoked.as_array().is_some_and(|r| r.contains(&json!(url))));
+        // Another pane: the thread's rows go, and the URL with them.
+        b.click("[data-testid=new-thread]").await;
+        b.wait_gone(".msg-assistant", secs(10)).await;
+        b.poll("the image's URL revoked", secs(10), || async {
+            let revoked = b.js("return window.__revoked;", vec![]).await;
+            revoked
+                .as_array()
+                .is_some_and(|r| r.contains(&json!(url)))
+                .then_some(())
+        })
+        .await;
+        app.assert_no_console_errors().await;
+    });
+}
