@@ -15,7 +15,8 @@ pub const ATTACHMENT: &str = "[data-testid=attachment]";
 pub const STORED: &str = "[data-testid=attachment][data-state=stored]";
 
 /// A file for the page: `name`, `type`, and its bytes as base64 (`b64`),
-/// text (`text`) or that many bytes of the letter `a` (`size`).
+/// an array of numbers (`bytes`), text (`text`) or that many bytes of the
+/// letter `a` (`size`).
 pub fn png(name: &str) -> Value {
     json!({"name": name, "type": "image/png", "b64": PNG_1X1})
 }
@@ -34,6 +35,7 @@ const dt = new DataTransfer();
 for (const f of arguments[0]) {
   let body;
   if (f.b64 !== undefined) body = Uint8Array.from(atob(f.b64), c => c.charCodeAt(0));
+  else if (f.bytes !== undefined) body = new Uint8Array(f.bytes);
   else if (f.text !== undefined) body = f.text;
   else body = 'a'.repeat(f.size);
   dt.items.add(new File([body], f.name, { type: f.type }));

@@ -81,3 +81,42 @@ fn hostile_names_show_as_short_plain_text() {
         app.assert_no_console_errors().await;
     });
 }
+
+#[test]
+fn an_html_and_jpeg_polyglot_is_an_image_that_runs_nothing() {
+    run(|| async {
+        let canary = Canary::start();
+        let app = ui::demo_app(0).await;
+        let b = &app.browser;
+        let o = canary.origin();
+        // JPEG's magic number, then a page with script and remote loads.
+        let mut bytes = vec![0xff, 0xd8, 0xff, 0xe0];
+        bytes.extend(
+            format!(
+                "<html><body onload=\"top.__pwned=1\"><script>top.__pwned=1;fetch('{o}/s')</script>\
+                 <img src=\"{o}/i.png\"><iframe src=\"{o}/f\"></iframe></body></html>"
+            )
+            .into_bytes(),
+        );
+        helpers::pick(
+            b,
+            vec![json!({"name": "page.html", "type": "text/html", "bytes": bytes})],
+        )
+        .await;
+        helpers::stored(b, 1).await;
+        ui::send(b, "a polyglot").await;
+        // Typed by its bytes: a JPEG, so an <img> of a blob: URL (which
+        // does not decode), never a document.
+        b.wait_for(
+            ".msg-user:not(.pending) [data-testid=image-thumb] img[src^='blob:']",
+            secs(20),
+        )
+        .await;
+        assert_eq!(b.count("iframe:not([sandbox])").await, 0);
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        let pwned = b.js("return window.__pwned === undefined;", vec![]).await;
+        assert_eq!(pwned, json!(true), "the polyglot's script ran");
+        assert!(canary.hits().is_empty(), "fetched: {:?}", canary.hits());
+        app.assert_no_console_errors().await;
+    });
+}
