@@ -6,8 +6,8 @@
 //! this crate is the socket (`net`) and what is on screen (`ui`).
 
 pub use aria_core::{
-    announce, app_update, attention, deep_link, display, export, offline, protocol, render, search,
-    settings, shortcuts, store,
+    announce, app_update, attention, deep_link, display, export, files, offline, protocol, render,
+    search, settings, shortcuts, store,
 };
 
 pub mod net;

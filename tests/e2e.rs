@@ -133,6 +133,26 @@ mod e2e_resilience {
     mod supervisor;
 }
 
+// Files (§13) in the browser against the reference gateway and its demo
+// agent. Files reach the page as real `File`s: from disk through DevTools'
+// `DOM.setFileInputFiles`, or built in the page and handed over in a real
+// `DataTransfer` (picker, paste, drop).
+//
+// | File | Proves |
+// |---|---|
+// | `attach.rs` | picker from disk, paste, drop (with its zone), progress in bytes and percent, Cancel, limits refused with a sentence, the digest without SubtleCrypto; a message with files is sent once, and history shows them after a reload |
+// | `thread.rs` | the agent's files (`/demo files`): thumbnail at its header size, a chip that saves opaque bytes; the image dialog walked by arrow keys, Escape, focus back; an image's `blob:` URL revoked when its row goes; axe over each state |
+// | `hostile.rs` | an SVG with script named `.png` and an HTML/JPEG polyglot never run and fetch nothing; hostile names show short and plain |
+// | `resume.rs` | an upload cut by a dropped connection or a reload goes on from the gateway's offset (the draft's files kept in IndexedDB) and the message is sent once |
+#[path = "e2e_files"]
+mod e2e_files {
+    mod attach;
+    mod helpers;
+    mod hostile;
+    mod resume;
+    mod thread;
+}
+
 // Browser tests of search and of opening any item in place, against the
 // scripted fake gateway (§6 `around`, §10
 // search from its logs), and against the reference gateway.

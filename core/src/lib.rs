@@ -15,6 +15,7 @@ pub mod attention;
 pub mod deep_link;
 pub mod display;
 pub mod export;
+pub mod files;
 pub mod net;
 pub mod offline;
 pub mod render;

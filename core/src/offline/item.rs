@@ -36,7 +36,7 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
                 turn_id,
                 client_msg_id: u.client_msg_id.clone(),
                 branch: None,
-                files: Box::default(),
+                files: u.files.clone(),
             })
         }
         RowBody::Assistant(a) => {
@@ -59,7 +59,7 @@ pub fn item_of(row: &Row) -> Option<HistoryItem> {
                 turn_id,
                 client_msg_id: None,
                 branch: None,
-                files: Box::default(),
+                files: a.files.clone(),
             })
         }
         RowBody::Commentary(text) => HistoryItem::Commentary(CommentaryItem {
@@ -244,6 +244,7 @@ mod tests {
                 message_id: None,
                 client_msg_id: Some("k_1".into()),
                 send: SendState::Pending,
+                files: Box::default(),
             }),
         };
         assert_eq!(item_of(&pending), None);

@@ -44,7 +44,8 @@ impl Store {
             F::SearchResults(r) => self.on_search_results(r),
             F::BranchSwitched(s) => self.on_branch_switched(s),
             F::Plan(p) => self.on_plan(p, now_ms),
-            // This client does not upload or read files yet (§13).
+            // File frames are taken by `files::Files::route` before the
+            // store (§13); any that reach it change nothing here.
             F::Pong(_) | F::FileAccept(_) | F::FileStored(_) | F::FileData(_) | F::Unknown => {
                 Vec::new()
             }

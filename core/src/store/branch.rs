@@ -164,7 +164,9 @@ impl Store {
         client_msg_id: String,
     ) -> Vec<Effect> {
         let text = text.trim();
-        if text.is_empty() || !self.can_branch(channel) {
+        // The edited message keeps the files it had (§13).
+        let files = self.files_of(channel, message_id);
+        if (text.is_empty() && files.is_empty()) || !self.can_branch(channel) {
             return Vec::new();
         }
         vec![Effect::Send(ClientFrame::MessageEdit(MessageEdit {
@@ -172,7 +174,7 @@ impl Store {
             message_id: message_id.to_string(),
             text: text.to_string(),
             client_msg_id,
-            files: Vec::new(),
+            files,
         }))]
     }
 

@@ -13,6 +13,7 @@ mod branch_offer;
 mod branches;
 mod channel;
 mod channel_list;
+mod compose;
 mod errors;
 mod history;
 mod id_map;
@@ -32,6 +33,8 @@ mod turn;
 
 #[cfg(test)]
 mod branch_tests;
+#[cfg(test)]
+mod files_tests;
 #[cfg(test)]
 mod jump_tests;
 #[cfg(test)]
@@ -237,32 +240,8 @@ impl Store {
     /// Sends a message from the open thread, or auto-threads from the new
     /// thread pane. Shows it at once as a pending bubble.
     pub fn send(&mut self, text: &str, client_msg_id: String, now_ms: f64) -> Vec<Effect> {
-        let text = text.trim();
-        if text.is_empty() {
-            return Vec::new();
-        }
-        let entry = PendingSend {
-            client_msg_id,
-            channel_id: self.active.clone(),
-            text: text.to_string(),
-            created_ms: now_ms,
-            failed: None,
-            channel_title: self
-                .active
-                .as_deref()
-                .and_then(|id| self.channels.get(id))
-                .map(|c| c.meta.title.clone()),
-        };
-        // A message is written at the end of the thread: go there.
-        let mut effects = match self.active.clone() {
-            Some(id) => self.jump_to_latest(&id),
-            None => Vec::new(),
-        };
-        self.show_pending(&entry);
-        effects.extend(self.send_entry(&entry));
-        self.pending_sends.push(entry);
-        effects.push(Effect::PersistPendingSends);
-        effects
+        let active = self.active.clone();
+        self.send_with_files(active, text, Vec::new(), client_msg_id, now_ms)
     }
 
     /// Puts back the sends that were pending when the page was closed.
@@ -451,7 +430,7 @@ impl Store {
             text: entry.text.clone(),
             client_msg_id: entry.client_msg_id.clone(),
             auto_thread: entry.channel_id.is_none().then_some(true),
-            files: Vec::new(),
+            files: entry.files.iter().map(|f| f.file_id.clone()).collect(),
         }))]
     }
 

@@ -288,6 +288,7 @@ mod tests {
             created_ms: 0.0,
             failed: None,
             channel_title: Some("old".into()),
+            files: Vec::new(),
         }]);
         s.restore_offline(vec![meta("c1", 5)], vec![page("c1", 1..=5, false)], 0.0);
         assert_eq!(s.channel("c1").unwrap().meta.title, "c1");

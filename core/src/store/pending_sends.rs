@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::protocol::FileRef;
+
 use super::row::{Row, RowBody, SendState, UserMessage};
 use super::row_key::RowKey;
 
@@ -21,6 +23,10 @@ pub struct PendingSend {
     /// and its pending bubble after a reload, before the gateway lists it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel_title: Option<String>,
+    /// Stored files it carries (§13): a message is sent only once its
+    /// files are stored, so a resend needs only their references.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileRef>,
 }
 
 impl PendingSend {
@@ -39,6 +45,7 @@ impl PendingSend {
                     Some(why) => SendState::Failed(why.clone()),
                     None => SendState::Pending,
                 },
+                files: self.files.clone().into_boxed_slice(),
             }),
         }
     }

@@ -4,7 +4,7 @@
 
 use super::row_key::RowKey;
 use crate::protocol::{
-    ApprovalItem, Choice, CommentaryItem, MessageItem, PlanItem, Role, ToolItem,
+    ApprovalItem, Choice, CommentaryItem, FileRef, MessageItem, PlanItem, Role, ToolItem,
 };
 
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +38,8 @@ pub struct UserMessage {
     pub message_id: Option<String>,
     pub client_msg_id: Option<String>,
     pub send: SendState,
+    /// Stored files sent with it (§13), in order.
+    pub files: Box<[FileRef]>,
 }
 
 /// Where an optimistic send stands.
@@ -64,6 +66,8 @@ pub struct Answer {
     pub interim: bool,
     /// Not an assistant message but some other role the gateway logged.
     pub other_role: bool,
+    /// Files the agent sent with it (§13), in order.
+    pub files: Box<[FileRef]>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,6 +166,7 @@ impl Row {
                 message_id: Some(item.message_id.clone()),
                 client_msg_id: item.client_msg_id.clone(),
                 send: SendState::Delivered,
+                files: item.files,
             }),
             role => RowBody::Assistant(Answer {
                 text: item.text,
@@ -169,6 +174,7 @@ impl Row {
                 model: item.model,
                 tokens: item.tokens,
                 other_role: role == Role::Other,
+                files: item.files,
                 ..Answer::default()
             }),
         };

@@ -253,6 +253,7 @@ impl Store {
                 reasoning: s.reasoning,
                 model: s.model,
                 tokens: s.tokens,
+                files: s.files,
                 ..Answer::default()
             }),
         };

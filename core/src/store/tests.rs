@@ -383,6 +383,7 @@ fn restored_pending_sends_show_bubbles_and_send_on_ready() {
         created_ms: 1.0,
         failed: None,
         channel_title: None,
+        files: Vec::new(),
     }]);
     assert_eq!(texts(&s, NEW_THREAD), vec!["user:from before the reload"]);
     let effects = s.apply(
@@ -483,6 +484,7 @@ fn restored_pending_sends_in_a_thread_show_before_and_after_ready() {
             created_ms: 1.0,
             failed: None,
             channel_title: Some("Trip".into()),
+            files: Vec::new(),
         },
         PendingSend {
             client_msg_id: "k9".into(),
@@ -491,6 +493,7 @@ fn restored_pending_sends_in_a_thread_show_before_and_after_ready() {
             created_ms: 2.0,
             failed: Some("No.".into()),
             channel_title: Some("Trip".into()),
+            files: Vec::new(),
         },
     ]);
     s.open(Some("c1".into()));
@@ -538,6 +541,7 @@ fn restored_pending_sends_of_a_deleted_thread_move_to_the_new_thread_pane_as_fai
         created_ms: 1.0,
         failed: None,
         channel_title: None,
+        files: Vec::new(),
     }]);
     let effects = s.apply(
         frame(json!({"type":"ready","protocol":1,"server":"t","device_id":"d","channels":[channel("c1", 0)]})),

@@ -46,13 +46,8 @@ fn push_parts(seq: &js_sys::Array, parts: &[JsValue], sep: &str) {
 }
 
 /// Saves an export as a file: a Blob of its parts in order (see
-/// [`FileParts`]), an object URL, a click on an `<a download>`; the URL is
-/// revoked once the download had time to start.
+/// [`FileParts`]), saved by [`save_blob`].
 pub fn download(file: crate::export::File<JsValue>) {
-    use wasm_bindgen::JsCast;
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
     let seq = js_sys::Array::new();
     seq.push(&JsValue::from_str(&file.head));
     push_parts(&seq, &file.pages, file.sep);
@@ -62,7 +57,17 @@ pub fn download(file: crate::export::File<JsValue>) {
     let Ok(blob) = web_sys::Blob::new_with_blob_sequence_and_options(&seq, &options) else {
         return;
     };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+    save_blob(&blob, &file.name);
+}
+
+/// Saves a Blob as a file named `name`: an object URL, a click on an
+/// `<a download>`; the URL is revoked once the download had time to start.
+pub fn save_blob(blob: &web_sys::Blob, name: &str) {
+    use wasm_bindgen::JsCast;
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(blob) else {
         return;
     };
     if let Some(a) = doc
@@ -71,7 +76,7 @@ pub fn download(file: crate::export::File<JsValue>) {
         .and_then(|a| a.dyn_into::<web_sys::HtmlAnchorElement>().ok())
     {
         a.set_href(&url);
-        a.set_download(&file.name);
+        a.set_download(name);
         a.click();
     }
     leptos::prelude::set_timeout(

@@ -1,5 +1,7 @@
-//! IndexedDB as a plain key → text store for the offline copy (one object
-//! store; the records are JSON text, see `offline/record.rs`). Callbacks,
+//! IndexedDB as a plain key → text store for the offline copy (the
+//! `records` store; the records are JSON text, see `offline/record.rs`),
+//! and the bytes of files attached to a message not yet sent (the
+//! `uploads` store, see `upload_outbox.rs`). Callbacks,
 //! not futures (the app has no async runtime otherwise): each operation is
 //! one transaction whose end (`complete` or `abort`) calls back once.
 //! Every failure is an `Err` the caller logs, never a panic (a private
@@ -14,14 +16,16 @@ use web_sys::{IdbDatabase, IdbKeyRange, IdbObjectStore, IdbRequest, IdbTransacti
 use crate::offline::Writes;
 
 const DB_NAME: &str = "aria-offline";
-const DB_VERSION: u32 = 1;
+/// 1: `records`; 2: `uploads` too.
+const DB_VERSION: u32 = 2;
 const STORE: &str = "records";
+pub(super) const UPLOADS: &str = "uploads";
 
 thread_local! {
     static DB: RefCell<Option<IdbDatabase>> = const { RefCell::new(None) };
 }
 
-type Done<T> = Box<dyn FnOnce(Result<T, JsValue>)>;
+pub(super) type Done<T> = Box<dyn FnOnce(Result<T, JsValue>)>;
 
 /// One JS function for two events of which exactly one fires (`success`
 /// or `error`, `complete` or `abort`): it runs `f` with the event's type
@@ -50,8 +54,13 @@ fn with_db(then: Done<IdbDatabase>) {
             .ok()
             .and_then(|r| r.dyn_into::<IdbDatabase>().ok())
         {
-            // Version 1 is the first: the store does not exist yet.
-            let _ = db.create_object_store(STORE);
+            // Each store that an older version did not have.
+            let names = db.object_store_names();
+            for store in [STORE, UPLOADS] {
+                if !names.contains(store) {
+                    let _ = db.create_object_store(store);
+                }
+            }
         }
     });
     req.set_onupgradeneeded(Some(on_upgrade.unchecked_ref()));
@@ -67,17 +76,18 @@ fn with_db(then: Done<IdbDatabase>) {
     req.set_onerror(Some(&done));
 }
 
-/// Runs `work` in one transaction on the store and calls `then` with its
+/// Runs `work` in one transaction on `store` and calls `then` with its
 /// result once the transaction has committed (an `Err` if it aborted).
-fn transact<T: 'static>(
+pub(super) fn transact<T: 'static>(
+    store: &'static str,
     mode: IdbTransactionMode,
     work: impl FnOnce(&IdbObjectStore) -> Result<Box<dyn FnOnce() -> T>, JsValue> + 'static,
     then: Done<T>,
 ) {
     with_db(Box::new(move |db| {
         let run = || {
-            let tx = db?.transaction_with_str_and_mode(STORE, mode)?;
-            let result = work(&tx.object_store(STORE)?)?;
+            let tx = db?.transaction_with_str_and_mode(store, mode)?;
+            let result = work(&tx.object_store(store)?)?;
             Ok((tx, result))
         };
         let (tx, result) = match run() {
@@ -99,6 +109,7 @@ pub fn get_all(
     then: impl FnOnce(Result<Vec<Option<String>>, JsValue>) + 'static,
 ) {
     transact(
+        STORE,
         IdbTransactionMode::Readonly,
         move |store| {
             let reqs = keys
@@ -118,6 +129,7 @@ pub fn get_all(
 /// Puts and deletes records, all or nothing.
 pub fn write(writes: Writes, then: impl FnOnce(Result<(), JsValue>) + 'static) {
     transact(
+        STORE,
         IdbTransactionMode::Readwrite,
         move |store| {
             for key in &writes.delete {
@@ -135,6 +147,7 @@ pub fn write(writes: Writes, then: impl FnOnce(Result<(), JsValue>) + 'static) {
 /// Deletes every record with a key in `[from, to)`.
 pub fn delete_range(from: String, to: String, then: impl FnOnce(Result<(), JsValue>) + 'static) {
     transact(
+        STORE,
         IdbTransactionMode::Readwrite,
         move |store| {
             let range = IdbKeyRange::bound_with_lower_open_and_upper_open(

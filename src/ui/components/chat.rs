@@ -4,8 +4,10 @@ use leptos::prelude::*;
 
 use crate::ui::components::branch_offer::BranchOfferBar;
 use crate::ui::components::composer::Composer;
+use crate::ui::components::drop_zone::drop_zone_view;
 use crate::ui::components::status::ConnectionStatus;
 use crate::ui::components::timeline::Timeline;
+use crate::ui::hooks::file_drop::FileDrop;
 use crate::ui::wiring::offline;
 use crate::ui::wiring::runtime::Runtime;
 
@@ -25,8 +27,12 @@ pub fn Chat(settings_open: RwSignal<bool>, drawer_open: RwSignal<bool>) -> impl 
         }
     };
     let offline_thread = move || rt.view.active.get().is_some() && offline::unreachable(rt);
+    let drop = FileDrop::new();
     view! {
-        <main class="chat" aria-label="Conversation">
+        <main class="chat" aria-label="Conversation"
+            on:dragenter=move |ev| drop.enter(ev) on:dragover=move |ev| drop.over(ev)
+            on:dragleave=move |ev| drop.leave(ev) on:drop=move |ev| drop.dropped(rt, ev)>
+            {move || drop.shown.get().then(drop_zone_view)}
             <header class="chat-head">
                 <button type="button" class="icon-button drawer-toggle" aria-label="Show threads"
                     on:click=move |_| drawer_open.update(|o| *o = !*o)>"☰"</button>

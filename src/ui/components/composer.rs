@@ -1,10 +1,15 @@
 //! The message box: Enter sends (never the Enter of an input method),
 //! Shift+Enter starts a new line. Sending works offline too: the message
-//! waits with the pending sends.
+//! waits with the pending sends. Files come by the paperclip, a paste (a
+//! screenshot) or a drop; a message with files is sent once they are
+//! uploaded, and the box clears then.
 
 use leptos::prelude::*;
-use web_sys::KeyboardEvent;
+use web_sys::{ClipboardEvent, KeyboardEvent};
 
+use crate::ui::browser::file_reader;
+use crate::ui::components::attach_button::AttachButton;
+use crate::ui::components::attachment_list::AttachmentList;
 use crate::ui::hooks::ime::ImeGuard;
 use crate::ui::wiring::runtime::Runtime;
 
@@ -14,16 +19,39 @@ pub fn Composer() -> impl IntoView {
     let text = RwSignal::new(String::new());
     let input = NodeRef::<leptos::html::Textarea>::new();
 
-    let submit = move || {
-        let t = text.get_untracked();
-        if t.trim().is_empty() {
-            return;
-        }
-        rt.send_message(&t);
+    let clear = move || {
         text.set(String::new());
         if let Some(el) = input.get_untracked() {
             el.set_value("");
             let _ = el.focus();
+        }
+    };
+    let has_files = move || !rt.files.chips.with(Vec::is_empty);
+    let submit = move || {
+        let t = text.get_untracked();
+        if rt.files.waiting.get_untracked()
+            || (t.trim().is_empty() && rt.files.chips.with_untracked(Vec::is_empty))
+        {
+            return;
+        }
+        if rt.send_draft(&t) {
+            clear();
+        }
+    };
+    // A message with files went (once they were stored): clear the box.
+    Effect::new(move |seen: Option<u64>| {
+        let sent = rt.files.sent.get();
+        if seen.is_some_and(|s| s != sent) {
+            clear();
+        }
+        sent
+    });
+    // A pasted image (a screenshot) is attached; pasted text stays text.
+    let on_paste = move |ev: ClipboardEvent| {
+        let files = file_reader::transfer_files(ev.clipboard_data());
+        if !files.is_empty() {
+            ev.prevent_default();
+            rt.attach(files);
         }
     };
     let ime = ImeGuard::new();
@@ -50,8 +78,12 @@ pub fn Composer() -> impl IntoView {
     view! {
         <form class="composer" data-testid="composer" aria-label="Send a message"
             on:submit=move |ev| { ev.prevent_default(); submit(); }>
+            <AttachmentList />
             <label class="visually-hidden" for="composer-input">"Message"</label>
+            <AttachButton />
             <textarea id="composer-input" node_ref=input rows="1"
+                readonly=move || rt.files.waiting.get()
+                on:paste=on_paste
                 placeholder="Message the agent (Enter to send, Shift+Enter for a new line)"
                 prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))
@@ -63,7 +95,7 @@ pub fn Composer() -> impl IntoView {
                 <button type="button" class="stop-button" data-testid="stop" on:click=stop aria-label="Stop the agent">"■"</button>
             </Show>
             <button type="submit" class="send-button" data-testid="send" aria-label="Send"
-                disabled=move || text.with(|t| t.trim().is_empty())>"➤"</button>
+                disabled=move || rt.files.waiting.get() || (text.with(|t| t.trim().is_empty()) && !has_files())>"➤"</button>
         </form>
     }
 }

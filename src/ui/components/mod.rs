@@ -1,21 +1,30 @@
 //! The app's Leptos components, each in the file named for what it shows.
 
+pub(crate) mod answer_bubble;
 pub(crate) mod app;
 pub(crate) mod approval_card;
 pub(crate) mod approval_outcome;
 pub(crate) mod approval_request;
+pub(crate) mod attach_button;
+pub(crate) mod attachment_chip;
+pub(crate) mod attachment_list;
 pub(crate) mod branch_nav;
 pub(crate) mod branch_offer;
-pub(crate) mod bubble;
 pub(crate) mod chat;
+pub(crate) mod commentary_bubble;
 pub(crate) mod composer;
 pub(crate) mod copy_button;
+pub(crate) mod drop_zone;
 pub(crate) mod edit_box;
 pub(crate) mod export_progress;
+pub(crate) mod file_chip;
 pub(crate) mod frame_refusal;
 pub(crate) mod gateway_prompt;
+pub(crate) mod image_dialog;
+pub(crate) mod image_thumb;
 pub(crate) mod live_regions;
 pub(crate) mod markdown_view;
+pub(crate) mod message_files;
 pub(crate) mod nested_calls;
 pub(crate) mod notices;
 pub(crate) mod offline_settings;
@@ -36,3 +45,5 @@ pub(crate) mod thread_menu;
 pub(crate) mod timeline;
 pub(crate) mod tool_card;
 pub(crate) mod typing_indicator;
+pub(crate) mod upload_progress;
+pub(crate) mod user_bubble;

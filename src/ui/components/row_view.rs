@@ -8,11 +8,13 @@ use leptos::prelude::*;
 
 use crate::display::{expander_shown, row_visible, work_unfolded, RowKind};
 use crate::store::{Row, RowBody, RowKey};
+use crate::ui::components::answer_bubble::AnswerBubble;
 use crate::ui::components::approval_card::ApprovalCard;
 use crate::ui::components::branch_nav::BranchNav;
-use crate::ui::components::bubble::{AnswerBubble, CommentaryBubble, UserBubble};
+use crate::ui::components::commentary_bubble::CommentaryBubble;
 use crate::ui::components::plan_card::PlanCard;
 use crate::ui::components::tool_card::ToolCard;
+use crate::ui::components::user_bubble::UserBubble;
 use crate::ui::wiring::row_mounts::RowMounts;
 use crate::ui::wiring::runtime::Runtime;
 

@@ -3,6 +3,7 @@
 
 pub(crate) mod attention;
 pub(crate) mod clock;
+pub(crate) mod file_drop;
 pub(crate) mod ime;
 pub(crate) mod long_press;
 pub(crate) mod shortcuts;

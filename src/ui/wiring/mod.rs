@@ -2,6 +2,7 @@
 //! the components, the offline copy's watcher, and the view state the
 //! timeline renders from.
 
+pub(crate) mod files;
 pub(crate) mod offline;
 pub(crate) mod order_edits;
 pub(crate) mod row_mounts;

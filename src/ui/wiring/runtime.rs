@@ -13,11 +13,14 @@ use crate::settings::Settings;
 use crate::store::{Change, Effect, PendingSend, Store};
 use crate::ui::browser;
 use crate::ui::browser::notifications;
+use crate::ui::wiring::files::{FilesCore, FilesView};
 use crate::ui::wiring::view_state::ViewState;
 use wasm_bindgen::JsValue;
 
 mod connection;
 mod export;
+mod file_outbox;
+mod files;
 
 use connection::page_address;
 
@@ -69,6 +72,9 @@ pub struct Runtime {
     /// Told each batch of the store's changes, before the view
     /// (see [`Runtime::on_changes`]).
     watcher: StoredValue<Option<Watcher>, LocalStorage>,
+    /// Files (§13): what the components read, and what the runtime keeps.
+    pub files: FilesView,
+    files_core: StoredValue<FilesCore, LocalStorage>,
 }
 
 type Watcher = Rc<dyn Fn(&[Change], &Store)>;
@@ -108,8 +114,11 @@ impl Runtime {
             offline_write: StoredValue::new_local(false),
             offline_view: RwSignal::new(OfflineView::default()),
             watcher: StoredValue::new_local(None),
+            files: FilesView::new(),
+            files_core: StoredValue::new_local(FilesCore::default()),
         };
         rt.open_hash();
+        rt.restore_kept_files();
         let socket = Socket::new(move |e| rt.on_socket(e));
         rt.core.update_value(|c| c.socket = Some(socket));
         rt.replan(true);
@@ -173,6 +182,9 @@ impl Runtime {
     fn on_socket(&self, event: Event) {
         match event {
             Event::Frame(frame) => {
+                let Some(frame) = self.files_first(frame) else {
+                    return;
+                };
                 let now = browser::now_ms();
                 let routed = self.core.try_update_value(|c| c.exporter.route(frame, now));
                 match routed {
@@ -199,6 +211,7 @@ impl Runtime {
             }
             Event::Status(status) => self.view.status.set(status),
             Event::Lost => {
+                self.files_lost();
                 self.core.update_value(|c| c.exporter.connection_lost());
                 self.act(|s| {
                     s.connection_lost();

@@ -1,88 +1,18 @@
-//! Message bubbles: the user's (tinted, right), the agent's answer (full
-//! width, markdown, reasoning above, model and tokens below) and commentary
-//! (dimmed, smaller, no footer). A logged user message can be edited in
-//! place; a finished answer's footer can regenerate it and copies its
-//! markdown.
+//! The agent's answer (full width): markdown, reasoning above, the files
+//! it sent, and below it the model, tokens, Regenerate and Copy.
 
 use leptos::prelude::*;
 
 use crate::render::{self, completed_prefix_len, pending_inline_reasoning, split_inline_reasoning};
 use crate::settings::StreamingMode;
-use crate::store::{Row, RowBody, SendState};
+use crate::store::{Row, RowBody};
 use crate::ui::browser;
 use crate::ui::components::copy_button::CopyButton;
-use crate::ui::components::edit_box::EditBox;
 use crate::ui::components::markdown_view::MarkdownView;
+use crate::ui::components::message_files::files_view;
 use crate::ui::components::reasoning_block::ReasoningBlock;
 use crate::ui::components::steer_button::SteerButton;
 use crate::ui::wiring::runtime::Runtime;
-
-#[component]
-pub fn UserBubble(row: RwSignal<Row>) -> impl IntoView {
-    let rt = expect_context::<Runtime>();
-    let user = move || match &row.read().body {
-        RowBody::User(u) => Some(u.clone()),
-        _ => None,
-    };
-    let text = move || user().map(|u| u.text).unwrap_or_default();
-    let state = move || user().map(|u| u.send).unwrap_or(SendState::Delivered);
-    let cmid = move || user().and_then(|u| u.client_msg_id).unwrap_or_default();
-    let key = row.with_untracked(|r| r.key.clone());
-    let editing = {
-        let key = key.clone();
-        Memo::new(move |_| rt.view.steering.editing.with(|e| e.as_ref() == Some(&key)))
-    };
-    // Only a logged message can be edited: the gateway names it.
-    let logged_id = move || {
-        user()
-            .filter(|u| u.send == SendState::Delivered)
-            .and_then(|u| u.message_id)
-            .filter(|_| row.with(|r| r.seq.is_some()))
-    };
-    // Changes only when the box opens or closes: it keeps its draft
-    // while the row updates.
-    let edit_id = Memo::new(move |_| editing.get().then(logged_id).flatten());
-    let row_text = move || {
-        row.with_untracked(|r| match &r.body {
-            RowBody::User(u) => u.text.clone(),
-            _ => String::new(),
-        })
-    };
-    let open_editor = move || {
-        let key = row.with_untracked(|r| r.key.clone());
-        rt.view.steering.editing.set(Some(key));
-    };
-    view! {
-        <div class="msg msg-user" class:pending=move || state() == SendState::Pending
-            class:failed=move || matches!(state(), SendState::Failed(_))
-            class:editing=editing>
-            {move || match edit_id.get() {
-                Some(id) => view! {
-                    <EditBox row_key=key.clone() message_id=id text=row_text() />
-                }.into_any(),
-                None => view! { <div class="msg-text">{text}</div> }.into_any(),
-            }}
-            {move || match state() {
-                SendState::Pending => view! { <div class="msg-meta">"Sending…"</div> }.into_any(),
-                SendState::Failed(why) => view! {
-                    <div class="msg-meta send-error">
-                        <span>{why}</span>
-                        <button type="button" class="link-button" data-testid="retry-send"
-                            on:click=move |_| { let id = cmid(); rt.act(|s| s.retry(&id)); }>"Retry"</button>
-                        <button type="button" class="link-button"
-                            on:click=move |_| { let id = cmid(); rt.act(|s| s.discard(&id)); }>"Discard"</button>
-                    </div>
-                }.into_any(),
-                SendState::Delivered if logged_id().is_some() && !editing.get() => view! {
-                    <div class="msg-meta msg-actions">
-                        <SteerButton label="Edit" testid="edit-message" on_press=open_editor />
-                    </div>
-                }.into_any(),
-                SendState::Delivered => ().into_any(),
-            }}
-        </div>
-    }
-}
 
 /// The answer's text split from inline reasoning, as shown right now.
 #[derive(Clone, PartialEq, Default)]
@@ -135,6 +65,10 @@ pub fn AnswerBubble(row: RwSignal<Row>) -> impl IntoView {
     let has_reasoning = move || parts.with(|p| p.reasoning.is_some());
     let body = Signal::derive(move || parts.with(|p| p.body.clone()));
     let footer = move || !streaming.get();
+    let files = Memo::new(move |_| match &row.read().body {
+        RowBody::Assistant(a) => a.files.clone(),
+        _ => Box::default(),
+    });
     // A logged answer of a turn the gateway named can be regenerated.
     let regenerable = move || {
         row.with(|r| match &r.body {
@@ -162,6 +96,7 @@ pub fn AnswerBubble(row: RwSignal<Row>) -> impl IntoView {
                     <span class="cursor" aria-hidden="true"></span>
                 </Show>
             </div>
+            {move || files.with(|f| (!f.is_empty()).then(|| files_view(f)))}
             <Show when=footer>
                 <footer class="msg-footer">
                     {move || parts.with(|p| p.model.clone()).map(|m| view! { <span class="model">{m}</span> })}
@@ -177,18 +112,5 @@ pub fn AnswerBubble(row: RwSignal<Row>) -> impl IntoView {
                 </footer>
             </Show>
         </article>
-    }
-}
-
-#[component]
-pub fn CommentaryBubble(row: RwSignal<Row>) -> impl IntoView {
-    let text = Signal::derive(move || match &row.read().body {
-        RowBody::Commentary(c) => c.clone(),
-        _ => String::new(),
-    });
-    view! {
-        <div class="msg msg-commentary">
-            <MarkdownView text />
-        </div>
     }
 }
