@@ -143,3 +143,5 @@ mod branch_tests;
 mod file_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tolerance_tests;

@@ -38,6 +38,8 @@ mod files_tests;
 #[cfg(test)]
 mod jump_tests;
 #[cfg(test)]
+mod pending_send_tests;
+#[cfg(test)]
 mod plan_tests;
 #[cfg(test)]
 mod steering_tests;
