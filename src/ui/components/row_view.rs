@@ -1,12 +1,10 @@
 //! One row of the timeline, drawn by kind; hidden where the display
 //! settings say so (streaming off or progress mode, tool detail "Nothing").
 
-use std::collections::HashSet;
-
 use leptos::html::Div;
 use leptos::prelude::*;
 
-use crate::display::{expander_shown, row_visible, work_unfolded, RowKind};
+use crate::display::{row_visible, work_unfolded, RowKind};
 use crate::store::{Row, RowBody, RowKey};
 use crate::ui::components::answer_bubble::AnswerBubble;
 use crate::ui::components::approval_card::ApprovalCard;
@@ -15,31 +13,9 @@ use crate::ui::components::commentary_bubble::CommentaryBubble;
 use crate::ui::components::plan_card::PlanCard;
 use crate::ui::components::tool_card::ToolCard;
 use crate::ui::components::user_bubble::UserBubble;
+use crate::ui::components::work_expander::{ExpandedTurns, Expander, WorkExpander};
 use crate::ui::wiring::row_mounts::RowMounts;
 use crate::ui::wiring::runtime::Runtime;
-
-/// Turns whose work rows the reader unfolded (progress mode): one set for
-/// the whole timeline, which provides it.
-#[derive(Clone, Copy)]
-pub struct ExpandedTurns(RwSignal<HashSet<String>>);
-
-impl ExpandedTurns {
-    pub fn new() -> Self {
-        Self(RwSignal::new(HashSet::new()))
-    }
-
-    fn contains(self, turn: &str) -> bool {
-        self.0.with(|e| e.contains(turn))
-    }
-
-    fn toggle(self, turn: String) {
-        self.0.update(|e| {
-            if !e.remove(&turn) {
-                e.insert(turn);
-            }
-        });
-    }
-}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -128,65 +104,4 @@ fn visible(rt: Runtime, expanded: ExpandedTurns, row: &Row, kind: Kind) -> bool 
             .as_ref()
             .is_some_and(|t| work_unfolded(expanded.contains(t), || rt.view.is_running(t)))
     })
-}
-
-/// In progress mode, "N tool calls" before a finished turn's first work row.
-#[derive(Clone, Copy)]
-struct Expander {
-    rt: Runtime,
-    expanded: ExpandedTurns,
-    /// The turn and its tool count, when this row is the turn's first work row.
-    turn: Memo<Option<(String, usize)>>,
-}
-
-impl Expander {
-    fn new(rt: Runtime, expanded: ExpandedTurns, key: RowKey) -> Self {
-        let turn = Memo::new(move |_| {
-            rt.view
-                .turn_work
-                .with(|w| w.get(&key).map(|tw| (tw.turn.clone(), tw.tools)))
-        });
-        Self { rt, expanded, turn }
-    }
-
-    fn shown(self) -> bool {
-        let (mode, detail) = self.rt.settings.with(|s| (s.streaming, s.tool_detail));
-        self.turn.with(|t| {
-            t.as_ref().is_some_and(|(id, n)| {
-                expander_shown(mode, detail, *n, || self.rt.view.is_running(id))
-            })
-        })
-    }
-
-    fn open(self) -> bool {
-        self.turn
-            .with(|t| t.as_ref().is_some_and(|(id, _)| self.expanded.contains(id)))
-    }
-
-    fn toggle(self) {
-        if let Some((id, _)) = self.turn.get_untracked() {
-            self.expanded.toggle(id);
-        }
-    }
-}
-
-#[component]
-fn WorkExpander(e: Expander) -> impl IntoView {
-    let label = move || {
-        let n = e.turn.with(|t| t.as_ref().map_or(0, |(_, n)| *n));
-        if n == 1 {
-            "1 tool call".to_string()
-        } else {
-            format!("{n} tool calls")
-        }
-    };
-    view! {
-        <Show when=move || e.shown()>
-            <button type="button" class="work-expander" data-testid="tool-calls" aria-expanded=move || e.open().to_string()
-                on:click=move |_| e.toggle()>
-                <span aria-hidden="true">{move || if e.open() { "▾ " } else { "▸ " }}</span>
-                {label}
-            </button>
-        </Show>
-    }
 }

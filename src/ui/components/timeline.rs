@@ -16,8 +16,9 @@ use wasm_bindgen::prelude::*;
 
 use crate::store::{Row, RowBody, RowKey, SendState};
 use crate::ui::components::progress_draft::ProgressDraft;
-use crate::ui::components::row_view::{ExpandedTurns, RowView};
+use crate::ui::components::row_view::RowView;
 use crate::ui::components::typing_indicator::TypingIndicator;
+use crate::ui::components::work_expander::ExpandedTurns;
 use crate::ui::wiring::row_mounts::{MountSink, RowMounts};
 use crate::ui::wiring::runtime::Runtime;
 use keyed_rows::KeyedRows;
