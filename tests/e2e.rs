@@ -71,12 +71,14 @@ mod e2e_approvals {
 // | `offers.rs` | a search hit on another branch says so and opens with "Show this branch" (only that click switches); a deep link to an item off the path does the same |
 // | `away.rs` | a device away while the path changed reloads by `branch_rev` when back: the new path whole, nothing of the old one, nothing twice |
 // | `keys.rs` | IME Enter (real composition events) never sends from the composer or the edit box, a blur ends a composition; Up edits the last message, Alt+R regenerates, the arrows by keyboard keep the focus; axe finds nothing on the new controls |
+// | `refused.rs` | the edit box lists the message's files, each removable by a named button; an edit the gateway refuses opens again with what was typed, the files taken off and the reason (tied to the field, focused); sent again, the box opens later on the message as it is |
 #[path = "e2e_branches"]
 mod e2e_branches {
     mod away;
     mod helpers;
     mod keys;
     mod offers;
+    mod refused;
     mod steer;
 }
 

@@ -198,7 +198,7 @@ proptest! {
                 Step::OpenHit(c, seq, on_path) => store.open_hit(c.to_string(), seq, on_path),
                 Step::ShowBranch => store.show_offered_branch(),
                 Step::EditLast(c) => match store.last_editable(c) {
-                    Some(e) => store.edit_message(c, &e.message_id, "again", "e1".into()),
+                    Some(e) => store.edit_message(c, &e.message_id, "again", &[], "e1".into()),
                     None => Vec::new(),
                 },
                 Step::RegenerateLast(c) => match store.last_answer_turn(c) {

@@ -9,8 +9,8 @@
 use super::branches::Branches;
 use super::{Change, ChannelState, Effect, PageRequest, Store};
 use crate::protocol::{
-    Branch, BranchSelect, BranchSwitched, ClientFrame, History, HistoryItem, MessageEdit, Role,
-    ServerFrame, TurnRegenerate,
+    Branch, BranchCause, BranchSelect, BranchSwitched, ClientFrame, History, HistoryItem,
+    MessageEdit, Role, ServerFrame, TurnRegenerate,
 };
 
 /// An item's seq, `branch` and whether it is a user message.
@@ -93,6 +93,9 @@ impl Store {
     /// the thread's end) reloads the newest page instead.
     pub(super) fn on_branch_switched(&mut self, s: BranchSwitched) -> Vec<Effect> {
         let channel = s.channel_id;
+        if s.cause == BranchCause::Edit {
+            self.edit_settled(&channel);
+        }
         let Some(c) = self.channels.get_mut(&channel) else {
             return Vec::new();
         };
@@ -155,20 +158,23 @@ impl Store {
     }
 
     /// Edit: `text` in the place of the user message `message_id`, as a
-    /// new branch (the gateway echoes it and answers it).
+    /// new branch (the gateway echoes it and answers it). The edit keeps
+    /// the message's files (§13) but those in `removed`.
     pub fn edit_message(
         &mut self,
         channel: &str,
         message_id: &str,
         text: &str,
+        removed: &[String],
         client_msg_id: String,
     ) -> Vec<Effect> {
         let text = text.trim();
-        // The edited message keeps the files it had (§13).
-        let files = self.files_of(channel, message_id);
+        let mut files = self.files_of(channel, message_id);
+        files.retain(|f| !removed.contains(f));
         if (text.is_empty() && files.is_empty()) || !self.can_branch(channel) {
             return Vec::new();
         }
+        self.edit_sent(channel, message_id, text, removed, &client_msg_id);
         vec![Effect::Send(ClientFrame::MessageEdit(MessageEdit {
             channel_id: channel.to_string(),
             message_id: message_id.to_string(),

@@ -170,11 +170,13 @@ fn the_three_requests_go_out_only_while_no_turn_runs() {
         s.switch_branch("c1", 3, -1).is_empty(),
         "no previous sibling"
     );
-    let effects = s.edit_message("c1", "m3", "  fixed  ", "e1".into());
+    let effects = s.edit_message("c1", "m3", "  fixed  ", &[], "e1".into());
     assert!(
         matches!(&sent(&effects)[..], [ClientFrame::MessageEdit(e)] if e.text == "fixed" && e.message_id == "m3")
     );
-    assert!(s.edit_message("c1", "m3", "   ", "e2".into()).is_empty());
+    assert!(s
+        .edit_message("c1", "m3", "   ", &[], "e2".into())
+        .is_empty());
     let effects = s.regenerate("c1", "turn1", "r1".into());
     assert!(
         matches!(&sent(&effects)[..], [ClientFrame::TurnRegenerate(r)] if r.turn_id == "turn1")
@@ -185,6 +187,6 @@ fn the_three_requests_go_out_only_while_no_turn_runs() {
     );
     assert!(!s.can_branch("c1"));
     assert!(s.switch_branch("c1", 3, 1).is_empty());
-    assert!(s.edit_message("c1", "m3", "x", "e3".into()).is_empty());
+    assert!(s.edit_message("c1", "m3", "x", &[], "e3".into()).is_empty());
     assert!(s.regenerate("c1", "turn1", "r2".into()).is_empty());
 }

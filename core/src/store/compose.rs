@@ -47,16 +47,9 @@ impl Store {
 impl Store {
     /// The `file_id`s of a logged user message, in order.
     pub(super) fn files_of(&self, channel: &str, message_id: &str) -> Vec<String> {
-        let Some(t) = self.timeline(channel) else {
-            return Vec::new();
-        };
-        t.rows()
-            .find_map(|r| match &r.body {
-                super::RowBody::User(u) if u.message_id.as_deref() == Some(message_id) => {
-                    Some(u.files.iter().map(|f| f.file_id.clone()).collect())
-                }
-                _ => None,
-            })
-            .unwrap_or_default()
+        match self.user_row(channel, message_id).map(|r| &r.body) {
+            Some(super::RowBody::User(u)) => u.files.iter().map(|f| f.file_id.clone()).collect(),
+            _ => Vec::new(),
+        }
     }
 }

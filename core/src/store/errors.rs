@@ -44,6 +44,9 @@ impl Store {
                 } else {
                     e.message
                 };
+                if let Some(cmid) = &e.client_msg_id {
+                    self.edit_refused(cmid, &text);
+                }
                 self.notify(text);
                 return Vec::new();
             }

@@ -108,13 +108,23 @@ fn an_edit_keeps_the_messages_files() {
     s.apply(frame(json!({"type":"history","channel_id":"c1","items":[
         {"type":"message","seq":1,"message_id":"m1","role":"user","text":"see","turn_id":"t1","files":[file_json("f1","a.png","image/png")]}
     ],"has_more":false,"branch_rev":1})), 1.0);
-    let frames = sent(&s.edit_message("c1", "m1", "see this", "e1".into()));
+    let frames = sent(&s.edit_message("c1", "m1", "see this", &[], "e1".into()));
     let Some(ClientFrame::MessageEdit(e)) = frames.first() else {
         panic!("no edit: {frames:?}");
     };
     assert_eq!(e.files, ["f1"]);
     // With files, an empty text is a valid edit.
-    assert_eq!(sent(&s.edit_message("c1", "m1", "", "e2".into())).len(), 1);
+    assert_eq!(
+        sent(&s.edit_message("c1", "m1", "", &[], "e2".into())).len(),
+        1
+    );
+    // A file taken off goes; with no text left nothing is sent.
+    let off = ["f1".to_string()];
+    let frames = sent(&s.edit_message("c1", "m1", "only text", &off, "e3".into()));
+    assert!(matches!(&frames[..], [ClientFrame::MessageEdit(e)] if e.files.is_empty()));
+    assert!(s
+        .edit_message("c1", "m1", " ", &off, "e4".into())
+        .is_empty());
 }
 
 #[test]

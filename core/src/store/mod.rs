@@ -14,6 +14,7 @@ mod branches;
 mod channel;
 mod channel_list;
 mod compose;
+mod edit_refusal;
 mod errors;
 mod history;
 mod id_map;
@@ -54,6 +55,7 @@ pub use branch::BranchBlocker;
 pub use branch_offer::BranchOffer;
 pub use branches::Branches;
 pub use channel::{ChannelState, PageRequest};
+pub use edit_refusal::RefusedEdit;
 pub use jump::Focus;
 pub use navigator::{Editable, Navigator, NodeKind};
 pub use nesting::NestedCount;
@@ -158,6 +160,10 @@ pub struct Store {
     offer: Option<BranchOffer>,
     /// The item a selection went to, brought on screen once loaded.
     reveal: Option<(String, u64)>,
+    /// The edit sent last, until a switch or a refusal answers it.
+    sent_edit: Option<edit_refusal::SentEdit>,
+    /// A refused edit, to open again with its text.
+    refused_edit: Option<RefusedEdit>,
     /// The gateway answered a branch request `unsupported` (§12).
     branching_unsupported: bool,
     focus: Option<Focus>,

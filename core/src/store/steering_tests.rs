@@ -128,7 +128,7 @@ fn a_deep_link_off_the_path_offers_its_branch_and_keeps_the_thread() {
 fn refusals_of_branch_requests_leave_the_thread_and_unsupported_ends_them() {
     let mut s = branched_store();
     // An edit of a message the gateway does not know.
-    s.edit_message("c1", "gone", "x", "e1".into());
+    s.edit_message("c1", "gone", "x", &[], "e1".into());
     s.apply(frame(json!({"type":"error","code":"not_found","message":"no such message","channel_id":"c1","client_msg_id":"e1"})), 1.0);
     assert!(s.channel("c1").is_some());
     assert!(s.notices().any(|n| n.text == "no such message"));
@@ -148,6 +148,56 @@ fn refusals_of_branch_requests_leave_the_thread_and_unsupported_ends_them() {
     assert!(!s.can_branch("c1"));
     assert!(s.switch_branch("c1", 3, 1).is_empty());
     assert_eq!(texts(&s, "c1").len(), 6);
+}
+
+/// A refused edit comes back with what was typed and why; one the
+/// gateway accepted (its switch came) or another request's refusal does
+/// not reopen anything.
+#[test]
+fn a_refused_edit_gives_its_text_back_and_an_accepted_one_does_not() {
+    let mut s = branched_store();
+    let refusal = |id: &str| {
+        frame(
+            json!({"type":"error","code":"bad_request","message":"A turn is running.","channel_id":"c1","client_msg_id":id}),
+        )
+    };
+    assert_eq!(s.user_row("c1", "m3").map(|r| r.seq), Some(Some(3)));
+    assert!(
+        s.user_row("c1", "m2").is_none(),
+        "an answer is not a user message"
+    );
+
+    let removed = vec!["f_gone".to_string()];
+    assert!(!s
+        .edit_message("c1", "m3", "  typed with care ", &removed, "e1".into())
+        .is_empty());
+    s.apply(refusal("other"), 1.0);
+    assert_eq!(s.refused_edit(), None, "another request's refusal");
+    s.apply(refusal("e1"), 1.0);
+    assert_eq!(
+        s.refused_edit(),
+        Some(&RefusedEdit {
+            channel_id: "c1".into(),
+            message_id: "m3".into(),
+            text: "typed with care".into(),
+            removed,
+            why: "A turn is running.".into(),
+        })
+    );
+    assert!(s.take_changes().contains(&Change::Channels));
+    assert!(s.notices().any(|n| n.text == "A turn is running."));
+    s.forget_refused_edit();
+    assert_eq!(s.refused_edit(), None);
+
+    // Accepted: the switch answers it, and a late duplicate error finds
+    // nothing to give back.
+    s.edit_message("c1", "m3", "again", &[], "e2".into());
+    s.apply(
+        frame(json!({"type":"branch.switched","channel_id":"c1","fork_seq":2,"branch_rev":2,"cause":"edit"})),
+        1.0,
+    );
+    s.apply(refusal("e2"), 1.0);
+    assert_eq!(s.refused_edit(), None);
 }
 
 #[test]

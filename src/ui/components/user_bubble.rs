@@ -39,10 +39,20 @@ pub fn UserBubble(row: RwSignal<Row>) -> impl IntoView {
     // Changes only when the box opens or closes: it keeps its draft
     // while the row updates.
     let edit_id = Memo::new(move |_| editing.get().then(logged_id).flatten());
-    let row_text = move || {
-        row.with_untracked(|r| match &r.body {
-            RowBody::User(u) => u.text.clone(),
-            _ => String::new(),
+    // What the box opens with: a refused edit's text, files taken off
+    // and reason, else the message's text and all its files.
+    let edit_draft = move |id: &str| {
+        let refused = rt.view.steering.refused.with_untracked(|r| {
+            r.as_ref()
+                .filter(|r| r.message_id == id)
+                .map(|r| (r.text.clone(), r.removed.clone(), Some(r.why.clone())))
+        });
+        refused.unwrap_or_else(|| {
+            let text = row.with_untracked(|r| match &r.body {
+                RowBody::User(u) => u.text.clone(),
+                _ => String::new(),
+            });
+            (text, Vec::new(), None)
         })
     };
     let open_editor = move || {
@@ -54,12 +64,20 @@ pub fn UserBubble(row: RwSignal<Row>) -> impl IntoView {
             class:failed=move || matches!(state(), SendState::Failed(_))
             class:editing=editing>
             {move || match edit_id.get() {
-                Some(id) => view! {
-                    <EditBox row_key=key.clone() message_id=id text=row_text() />
-                }.into_any(),
+                Some(id) => {
+                    let (text, removed, refusal) = edit_draft(&id);
+                    let files = files.get_untracked().to_vec();
+                    view! {
+                        <EditBox row_key=key.clone() message_id=id text files removed refusal />
+                    }.into_any()
+                }
                 None => view! { <div class="msg-text">{text}</div> }.into_any(),
             }}
-            {move || files.with(|f| (!f.is_empty()).then(|| files_view(f)))}
+            // While the box is open, the files show in it, each removable.
+            {move || {
+                let shown = !editing.get();
+                files.with(|f| (shown && !f.is_empty()).then(|| files_view(f)))
+            }}
             {move || match state() {
                 SendState::Pending => view! { <div class="msg-meta">"Sending…"</div> }.into_any(),
                 SendState::Failed(why) => view! {

@@ -1,14 +1,15 @@
 //! What the steering controls of the open thread read (§12): each row's
 //! "‹ 2/3 ›" navigator, whether edit, regenerate and the arrows work now
 //! (no turn runs, the gateway can branch), the offer to show an item on
-//! another branch, and the user message being edited in place.
+//! another branch, the user message being edited in place and an edit the
+//! gateway refused, reopened with its text.
 
 use std::collections::HashMap;
 
 use leptos::prelude::*;
 
 use super::set_if_changed;
-use crate::store::{BranchBlocker, BranchOffer, Navigator, RowKey, Store};
+use crate::store::{BranchBlocker, BranchOffer, Navigator, RefusedEdit, RowKey, Store};
 
 #[derive(Clone, Copy)]
 pub struct SteeringView {
@@ -18,6 +19,8 @@ pub struct SteeringView {
     pub offer: RwSignal<Option<BranchOffer>>,
     /// The user message whose edit box is open.
     pub editing: RwSignal<Option<RowKey>>,
+    /// A refused edit of the open thread: its box opens again with it.
+    pub refused: RwSignal<Option<RefusedEdit>>,
 }
 
 impl SteeringView {
@@ -27,6 +30,7 @@ impl SteeringView {
             blocker: RwSignal::new(Some(BranchBlocker::Offline)),
             offer: RwSignal::new(None),
             editing: RwSignal::new(None),
+            refused: RwSignal::new(None),
         }
     }
 
@@ -49,6 +53,7 @@ impl SteeringView {
         if channels || reset {
             set_if_changed(self.blocker, store.branch_blocker(active));
             set_if_changed(self.offer, store.branch_offer().cloned());
+            self.reopen_refused(store, active);
         }
         if order {
             // The message being edited left the path (another device's
@@ -59,6 +64,21 @@ impl SteeringView {
             if gone {
                 self.editing.set(None);
             }
+        }
+    }
+
+    /// Opens the edit box again on the message of a refused edit of the
+    /// open thread.
+    fn reopen_refused(&self, store: &Store, active: &str) {
+        let refused = store.refused_edit().filter(|r| r.channel_id == active);
+        let row = refused.and_then(|r| store.user_row(active, &r.message_id));
+        let (Some(refused), Some(row)) = (refused, row) else {
+            set_if_changed(self.refused, None);
+            return;
+        };
+        if self.refused.with_untracked(|r| r.as_ref() != Some(refused)) {
+            self.refused.set(Some(refused.clone()));
+            self.editing.set(Some(row.key.clone()));
         }
     }
 }
