@@ -1,11 +1,13 @@
 //! The edit box with files, and an edit the gateway refuses: the box shows
 //! the message's files, each removable; a refused edit is not lost, the box
 //! opens again with what was typed, the files taken off and the gateway's
-//! reason; sent again, the box later opens on the message as it is.
+//! reason (axe finds nothing there); sent again, the box later opens on
+//! the message as it is.
 
 use serde_json::{json, Value};
 
 use super::helpers::*;
+use crate::support::axe::assert_no_axe_violations;
 use crate::support::fake_gateway::{message_item, FakeGateway};
 use crate::support::ui::*;
 use crate::support::{run, secs, Browser};
@@ -99,6 +101,7 @@ fn an_edit_takes_files_off_and_a_refused_one_reopens_with_what_was_typed() {
             "{field}"
         );
         assert_eq!(edit_files(b).await, ["report.pdf"]);
+        assert_no_axe_violations(b, "a refused edit reopened with a file").await;
 
         // Sent again: a new request with the same edit, and the box goes.
         b.press_enter(INPUT).await;

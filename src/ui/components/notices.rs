@@ -10,7 +10,8 @@ use crate::ui::wiring::runtime::Runtime;
 pub fn Notices() -> impl IntoView {
     let rt = expect_context::<Runtime>();
     view! {
-        <div class="notices">
+        // A named region, so that a notice is inside a landmark.
+        <section class="notices" aria-label="Notices">
             <UpdateNotice />
             <For each=move || rt.view.notices.get() key=|n| n.id let:n>
                 <div class="notice">
@@ -19,6 +20,6 @@ pub fn Notices() -> impl IntoView {
                         on:click=move |_| rt.act(|s| { s.dismiss_notice(n.id); Vec::new() })>"×"</button>
                 </div>
             </For>
-        </div>
+        </section>
     }
 }
