@@ -25,10 +25,10 @@ impl Store {
         match frame {
             F::Ready(r) => self.on_ready(r),
             F::ChannelList(l) => self.on_channel_list(l),
-            F::Error(e) => self.on_error(e),
+            F::Error(e) => self.rare(|s| s.on_error(e)),
             F::ChannelCreated(c) => self.on_channel_created(c),
-            F::ChannelRenamed(r) => self.on_channel_renamed(r),
-            F::ChannelDeleted(d) => self.remove_channel(&d.channel_id),
+            F::ChannelRenamed(r) => self.rare(|s| s.on_channel_renamed(r)),
+            F::ChannelDeleted(d) => self.rare(|s| s.remove_channel(&d.channel_id)),
             F::Typing(t) => self.on_typing(t, now_ms),
             F::MessageStart(s) => self.on_message_start(s, now_ms),
             F::MessageUpdate(u) => self.on_message_update(u, now_ms),
@@ -39,16 +39,24 @@ impl Store {
             F::ToolProgress(p) => self.on_tool_progress(p, now_ms),
             F::ToolEnd(e) => self.on_tool_end(e, now_ms),
             F::History(h) => self.on_history(h),
-            F::ApprovalRequest(r) => self.on_approval_request(r, now_ms),
-            F::ApprovalResolved(r) => self.on_approval_resolved(&r.channel_id, r.item),
-            F::SearchResults(r) => self.on_search_results(r),
-            F::BranchSwitched(s) => self.on_branch_switched(s),
-            F::Plan(p) => self.on_plan(p, now_ms),
+            F::ApprovalRequest(r) => self.rare(|s| s.on_approval_request(r, now_ms)),
+            F::ApprovalResolved(r) => self.rare(|s| s.on_approval_resolved(&r.channel_id, r.item)),
+            F::SearchResults(r) => self.rare(|s| s.on_search_results(r)),
+            F::BranchSwitched(b) => self.rare(|s| s.on_branch_switched(b)),
+            F::Plan(p) => self.rare(|s| s.on_plan(p, now_ms)),
             // File frames are taken by `files::Files::route` before the
             // store (§13); any that reach it change nothing here.
             F::Pong(_) | F::FileAccept(_) | F::FileStored(_) | F::FileData(_) | F::Unknown => {
                 Vec::new()
             }
         }
+    }
+
+    /// Runs the handler of a frame a first visit seldom gets as a function
+    /// of its own rather than inlined into `apply_frame`, so that the
+    /// first-load split (docs/build.md) can leave it out of the first load.
+    #[inline(never)]
+    fn rare(&mut self, handler: impl FnOnce(&mut Store) -> Vec<Effect>) -> Vec<Effect> {
+        handler(self)
     }
 }
