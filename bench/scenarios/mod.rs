@@ -15,6 +15,7 @@ pub mod search;
 pub mod stream;
 pub mod thread;
 pub mod throttled;
+pub mod upload;
 
 /// Reports the longest main-thread task of `seen` (target: none over
 /// 50 ms), how many there were, the frames missed, and the worst long
@@ -94,6 +95,8 @@ pub struct Sizes {
     pub search_rounds: usize,
     /// Items of the thread a branch is switched in.
     pub branch_items: u64,
+    /// Bytes of the file uploaded.
+    pub upload_bytes: usize,
 }
 
 impl Sizes {
@@ -108,6 +111,7 @@ impl Sizes {
         loads: 5,
         search_rounds: 6,
         branch_items: 10_000,
+        upload_bytes: 20 << 20,
     };
 
     pub const SMOKE: Sizes = Sizes {
@@ -121,6 +125,7 @@ impl Sizes {
         loads: 1,
         search_rounds: 1,
         branch_items: 400,
+        upload_bytes: 1 << 20,
     };
 }
 
