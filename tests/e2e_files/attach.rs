@@ -1,6 +1,6 @@
 //! Attaching: the picker (files on disk), a paste, a drop with its zone,
 //! progress in bytes and percent, Cancel, the gateway's limits, and the
-//! digest where the page has no SubtleCrypto.
+//! digest (in a worker; in slices where the page has no SubtleCrypto).
 
 use serde_json::json;
 
@@ -181,6 +181,45 @@ fn limits_refuse_a_file_with_a_sentence_naming_it() {
     });
 }
 
+/// Whether the page fetched the digest worker.
+async fn worker_loaded(b: &crate::support::Browser) -> bool {
+    b.js(
+        "return performance.getEntriesByType('resource')\
+           .some(e => e.name.endsWith('/digest-worker.js'));",
+        vec![],
+    )
+    .await
+        == json!(true)
+}
+
+#[test]
+fn a_secure_page_hashes_in_a_worker_not_on_its_own_thread() {
+    run(|| async {
+        let app = ui::demo_app(0).await;
+        let b = &app.browser;
+        // The page's own digest copies its input on the page's thread.
+        b.js(
+            "window.__pageDigests = 0;
+const digest = SubtleCrypto.prototype.digest;
+SubtleCrypto.prototype.digest = function (...args) {
+  window.__pageDigests += 1;
+  return digest.apply(this, args);
+};",
+            vec![],
+        )
+        .await;
+        helpers::pick(
+            b,
+            vec![helpers::text_file("worker.txt", &"w".repeat(300_000))],
+        )
+        .await;
+        helpers::stored(b, 1).await;
+        assert!(worker_loaded(b).await, "the digest worker was not started");
+        assert_eq!(b.js("return window.__pageDigests;", vec![]).await, json!(0));
+        app.assert_no_console_errors().await;
+    });
+}
+
 #[test]
 fn without_subtle_crypto_the_digest_is_computed_in_slices() {
     run(|| async {
@@ -188,7 +227,8 @@ fn without_subtle_crypto_the_digest_is_computed_in_slices() {
         let b = &app.browser;
         // What a page over plain http on a LAN address sees.
         b.js(
-            "Object.defineProperty(Crypto.prototype, 'subtle', { get: () => undefined, configurable: true });",
+            "Object.defineProperty(window, 'isSecureContext', { get: () => false });
+Object.defineProperty(Crypto.prototype, 'subtle', { get: () => undefined, configurable: true });",
             vec![],
         )
         .await;
@@ -202,6 +242,7 @@ fn without_subtle_crypto_the_digest_is_computed_in_slices() {
         )
         .await;
         helpers::stored(b, 1).await;
+        assert!(!worker_loaded(b).await, "a worker has no SubtleCrypto here");
         app.assert_no_console_errors().await;
     });
 }

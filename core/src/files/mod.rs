@@ -25,7 +25,7 @@ mod router_tests;
 mod upload_tests;
 
 pub use action::{FileAction, Wake};
-pub use digest::{hex, Sha256Stream};
+pub use digest::Sha256Stream;
 pub use display::{is_raster_image, percent, safe_name, size_label, thumb_size, type_label};
 pub use download::Downloads;
 pub use draft::{KeptDraft, KeptMessage};

@@ -1,9 +1,12 @@
-//! The SHA-256 of a file to upload, without a long task: SubtleCrypto,
-//! which runs off the main thread, where the page has it (secure contexts:
-//! https or localhost); elsewhere (plain `http://` on a LAN address) the
-//! Rust digest in slices, the main thread given back between them.
+//! The SHA-256 of a file to upload, without a long task: SubtleCrypto in
+//! a worker (`js/digest-worker.js`) where the page has it (secure contexts:
+//! https or localhost); elsewhere (plain `http://` on a LAN address, or the
+//! worker failed) the Rust digest in slices, the main thread given back
+//! between them. Not SubtleCrypto on the page's thread: its `digest`
+//! copies the input there, a 30 ms task for 20 MiB.
 
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::files::Sha256Stream;
@@ -11,34 +14,52 @@ use crate::files::Sha256Stream;
 /// Bytes hashed per task by the fallback (a few milliseconds each).
 const SLICE: u32 = 256 * 1024;
 
-/// Lowercase hex SHA-256 of `bytes`.
-pub async fn sha256_hex(bytes: &js_sys::Uint8Array) -> Result<String, String> {
-    if let Some(subtle) = subtle() {
-        if let Some(hex) = with_subtle(&subtle, bytes).await {
+/// The worker, copied beside index.html by Trunk.
+const WORKER_URL: &str = "digest-worker.js";
+
+/// Lowercase hex SHA-256 of `file`, whose bytes are `bytes`.
+pub async fn sha256_hex(
+    file: &web_sys::Blob,
+    bytes: &js_sys::Uint8Array,
+) -> Result<String, String> {
+    if is_secure() {
+        if let Some(hex) = in_worker(file).await {
             return Ok(hex);
         }
     }
     in_slices(bytes).await
 }
 
-/// SubtleCrypto, when this page has it.
-fn subtle() -> Option<web_sys::SubtleCrypto> {
-    let window = web_sys::window()?;
-    if !window.is_secure_context() {
-        return None;
-    }
-    let crypto = window.crypto().ok()?;
-    let subtle = js_sys::Reflect::get(&crypto, &JsValue::from_str("subtle")).ok()?;
-    subtle.dyn_into().ok()
+fn is_secure() -> bool {
+    web_sys::window().is_some_and(|w| w.is_secure_context())
 }
 
-async fn with_subtle(subtle: &web_sys::SubtleCrypto, bytes: &js_sys::Uint8Array) -> Option<String> {
-    let promise = subtle
-        .digest_with_str_and_buffer_source("SHA-256", bytes)
-        .ok()?;
-    let digest = JsFuture::from(promise).await.ok()?;
-    let digest = js_sys::Uint8Array::new(&digest).to_vec();
-    Some(crate::files::hex(&digest))
+/// The digest from a worker of its own, ended once it answered; `None` when
+/// it could not start, failed or answered something that is not a digest.
+async fn in_worker(file: &web_sys::Blob) -> Option<String> {
+    let worker = web_sys::Worker::new(WORKER_URL).ok()?;
+    let mut settle = None;
+    let answered = js_sys::Promise::new(&mut |resolve, _| settle = Some(resolve));
+    let settle = settle?;
+    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new({
+        let settle = settle.clone();
+        move |ev: web_sys::MessageEvent| {
+            let _ = settle.call1(&JsValue::NULL, &ev.data());
+        }
+    });
+    let on_error = Closure::<dyn FnMut(JsValue)>::new(move |_| {
+        let _ = settle.call1(&JsValue::NULL, &JsValue::NULL);
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    let answer = match worker.post_message(file) {
+        Ok(()) => JsFuture::from(answered).await.ok(),
+        Err(_) => None,
+    };
+    worker.terminate();
+    answer?
+        .as_string()
+        .filter(|hex| crate::protocol::is_sha256_hex(hex))
 }
 
 async fn in_slices(bytes: &js_sys::Uint8Array) -> Result<String, String> {

@@ -120,7 +120,9 @@ impl Runtime {
             leptos::task::spawn_local(async move {
                 let read = file_reader::read_all(&file).await;
                 let hashed = match read {
-                    Ok(bytes) => digest::sha256_hex(&bytes).await.map(|hex| (bytes, hex)),
+                    Ok(bytes) => digest::sha256_hex(&file, &bytes)
+                        .await
+                        .map(|hex| (bytes, hex)),
                     Err(why) => Err(why),
                 };
                 let online = rt.is_online();
