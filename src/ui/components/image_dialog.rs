@@ -6,11 +6,10 @@ use leptos::html::Dialog;
 use leptos::prelude::*;
 use web_sys::KeyboardEvent;
 
-use crate::files::{safe_name, size_label};
+use crate::files::safe_name;
 use crate::protocol::FileRef;
 use crate::ui::browser;
-use crate::ui::wiring::files::Shown;
-use crate::ui::wiring::runtime::Runtime;
+use crate::ui::components::large_image::LargeImage;
 
 #[component]
 pub fn ImageDialog(images: Vec<FileRef>, open: RwSignal<Option<usize>>) -> impl IntoView {
@@ -81,30 +80,5 @@ pub fn ImageDialog(images: Vec<FileRef>, open: RwSignal<Option<usize>>) -> impl 
                 </footer>
             </Show>
         </dialog>
-    }
-}
-
-/// One image at full size (its URL held while shown).
-#[component]
-fn LargeImage(file: FileRef) -> impl IntoView {
-    let rt = expect_context::<Runtime>();
-    let id = file.file_id.clone();
-    rt.show_file(&id);
-    {
-        let id = id.clone();
-        on_cleanup(move || rt.unshow_file(&id));
-    }
-    let name = safe_name(&file.name);
-    let caption = format!("{name} · {}", size_label(file.size));
-    let shown = move || rt.files.shown.with(|s| s.get(&id).cloned());
-    view! {
-        <figure class="image-large">
-            {move || match shown() {
-                Some(Shown::Url(url)) => view! { <img src=url alt=name.clone() data-testid="image-large" /> }.into_any(),
-                Some(Shown::Failed(why)) => view! { <p>{why}</p> }.into_any(),
-                _ => view! { <p>"Loading…"</p> }.into_any(),
-            }}
-            <figcaption>{caption}</figcaption>
-        </figure>
     }
 }

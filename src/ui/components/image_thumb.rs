@@ -8,30 +8,23 @@ use leptos::prelude::*;
 
 use crate::files::{safe_name, thumb_size};
 use crate::protocol::FileRef;
+use crate::ui::hooks::shown_file::use_shown_file;
 use crate::ui::wiring::files::Shown;
-use crate::ui::wiring::runtime::Runtime;
 
 /// Largest side of a thumbnail, in CSS pixels.
 const THUMB: u32 = 240;
 
 #[component]
 pub fn ImageThumb(file: FileRef, on_open: Callback<()>) -> impl IntoView {
-    let rt = expect_context::<Runtime>();
-    let id = file.file_id.clone();
-    rt.show_file(&id);
-    {
-        let id = id.clone();
-        on_cleanup(move || rt.unshow_file(&id));
-    }
+    let shown = use_shown_file(file.file_id.clone());
     let name = safe_name(&file.name);
     let (w, h) = thumb_size(file.width, file.height, THUMB);
-    let shown = move || rt.files.shown.with(|s| s.get(&id).cloned());
     let alt = name.clone();
     view! {
         <button type="button" class="image-thumb" data-testid="image-thumb"
             aria-label=format!("Open image {name}") on:click=move |_| on_open.run(())
             style:width=format!("{w}px") style:aspect-ratio=format!("{w} / {h}")>
-            {move || match shown() {
+            {move || match shown.get() {
                 Some(Shown::Url(url)) => view! {
                     <img src=url alt=alt.clone() width=w.to_string() height=h.to_string() decoding="async" />
                 }.into_any(),

@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use crate::protocol::{PlanItem, PlanStatus};
 use crate::render::PlanCount;
 use crate::store::{Row, RowBody};
+use crate::ui::components::plan_step::PlanStep;
 
 #[component]
 pub fn PlanCard(row: RwSignal<Row>) -> impl IntoView {
@@ -28,24 +28,8 @@ pub fn PlanCard(row: RwSignal<Row>) -> impl IntoView {
                 <span class="plan-count" data-testid="plan-count">{count}</span>
             </div>
             <ol class="plan-steps">
-                {move || items.get().into_iter().map(|item| view! { <Step item /> }).collect_view()}
+                {move || items.get().into_iter().map(|item| view! { <PlanStep item /> }).collect_view()}
             </ol>
         </div>
-    }
-}
-
-#[component]
-fn Step(item: PlanItem) -> impl IntoView {
-    let (status, mark, label) = match item.status {
-        PlanStatus::Completed => ("completed", "✓", "done"),
-        PlanStatus::InProgress => ("in_progress", "▸", "in progress"),
-        PlanStatus::Cancelled => ("cancelled", "✗", "cancelled"),
-        PlanStatus::Pending | PlanStatus::Unknown => ("pending", "○", "to do"),
-    };
-    view! {
-        <li class="plan-step" data-status=status>
-            <span class="plan-mark" role="img" aria-label=label>{mark}</span>
-            <span class="plan-text">{item.text}</span>
-        </li>
     }
 }

@@ -7,4 +7,5 @@ pub(crate) mod file_drop;
 pub(crate) mod ime;
 pub(crate) mod long_press;
 pub(crate) mod shortcuts;
+pub(crate) mod shown_file;
 pub(crate) mod visual_viewport;
