@@ -1,7 +1,8 @@
 //! Browser end-to-end tests through the real Hermes Agent 0.19.0: a turn
 //! with a tool call through Hermes's own gateway and the aria plugin
 //! (`--agent hermes`, over the Hermes link), and an approval denied, then
-//! allowed once, through its API server (`--agent hermes-api`). The
+//! allowed once, through that link and through its API server
+//! (`--agent hermes-api`). The
 //! reference gateway serves the real `dist/`, Hermes (from
 //! `scripts/hermes-setup`, in `tools/hermes-venv`) sits between the gateway
 //! and the scripted fake model of the gateway's tests, headless Chromium in
@@ -100,11 +101,45 @@ fn a_hermes_turn_streams_an_answer_after_a_read_file_card() {
 }
 
 /// A `rm -rf` that Hermes flags waits for the user in the thread: denied,
-/// the files stay; allowed once, they are gone.
+/// the files stay; allowed once, they are gone. Through the aria plugin,
+/// where Hermes's `send_exec_approval` asks with all four of its choices.
 #[test]
 fn a_hermes_approval_denied_keeps_the_files_and_allowed_once_removes_them() {
-    through_hermes(Route::ApiServer, approvals);
+    through_hermes(Route::Link, |opts, workdir| {
+        approvals(opts, workdir, &THROUGH_LINK)
+    });
 }
+
+/// The same through Hermes's API server, the lesser path: its `session`
+/// lasts for its run only, so the gateway does not offer it.
+#[test]
+fn a_hermes_api_approval_denied_keeps_the_files_and_allowed_once_removes_them() {
+    through_hermes(Route::ApiServer, |opts, workdir| {
+        approvals(opts, workdir, &THROUGH_API)
+    });
+}
+
+/// What a route offers and says of a denied command.
+struct Approvals {
+    choices: &'static [&'static str],
+    /// How the denied command's card output begins.
+    denied: &'static str,
+}
+
+/// Through the plugin, the card shows what Hermes told the model.
+const THROUGH_LINK: Approvals = Approvals {
+    choices: &[
+        "Allow once",
+        "Allow for this thread",
+        "Always allow",
+        "Deny",
+    ],
+    denied: "BLOCKED: Command denied by user.",
+};
+const THROUGH_API: Approvals = Approvals {
+    choices: &["Allow once", "Always allow", "Deny"],
+    denied: "not run: denied",
+};
 
 // Plans and sub-agents through Hermes (§14).
 #[path = "e2e_hermes/plans.rs"]
@@ -335,8 +370,11 @@ async fn turn(opts: GatewayOpts, workdir: PathBuf) {
 }
 
 /// Denied, then allowed once: the same `rm -rf` of a directory in Hermes's
-/// working directory, asked in the thread each time.
-async fn approvals(opts: GatewayOpts, workdir: PathBuf) {
+/// working directory, asked in the thread each time with the choices
+/// the route offers. The thread starts with a plain question: Hermes's gateway
+/// adds a first-contact note to a platform's first message, which hides
+/// the fake model's script tag.
+async fn approvals(opts: GatewayOpts, workdir: PathBuf, route: &Approvals) {
     let victim = workdir.join("victim");
     std::fs::create_dir_all(&victim).expect("make the victim");
     std::fs::write(victim.join("keep.txt"), "precious\n").expect("fill the victim");
@@ -347,15 +385,17 @@ async fn approvals(opts: GatewayOpts, workdir: PathBuf) {
     let b = &app.browser;
     b.wait_for(CONNECTED, secs(30)).await;
     // From the landing page the first message starts a thread.
-    send_new_thread(b, &ask).await;
-    answer_hermes(b, &command, "deny", "Denied").await;
+    send_new_thread(b, QUESTION).await;
     wait_answers(b, 1).await;
-    check_command_turn(b, &command, "failed", "not run: denied").await;
+    send(b, &ask).await;
+    answer_hermes(b, &command, route.choices, "deny", "Denied").await;
+    wait_answers(b, 2).await;
+    check_command_turn(b, &command, "failed", route.denied).await;
     assert!(victim.exists(), "a denied rm ran");
 
     send(b, &ask).await;
-    answer_hermes(b, &command, "once", "Allowed once").await;
-    wait_answers(b, 2).await;
+    answer_hermes(b, &command, route.choices, "once", "Allowed once").await;
+    wait_answers(b, 3).await;
     check_command_turn(b, &command, "ok", "").await;
     assert!(!victim.exists(), "an allowed rm did not run");
     assert_eq!(b.count("[data-testid=approval]").await, 2);
@@ -363,19 +403,24 @@ async fn approvals(opts: GatewayOpts, workdir: PathBuf) {
 }
 
 /// Waits (as long as a cold Hermes needs) for the pending request of
-/// `command`, checks what it offers, answers `choice` and waits until the
-/// card reads `said`.
-async fn answer_hermes(b: &support::Browser, command: &str, choice: &str, said: &str) {
+/// `command`, checks that it offers `offered`, answers `choice` and waits
+/// until the card reads `said`.
+async fn answer_hermes(
+    b: &support::Browser,
+    command: &str,
+    offered: &[&str],
+    choice: &str,
+    said: &str,
+) {
     let pending = "[data-testid=approval][data-state=pending]";
     b.wait_for(pending, secs(120)).await;
     let shown = b.text_of(&format!("{pending} .approval-command")).await;
-    // Hermes's `session` lasts for its run only, so the gateway does not offer it.
     let labels = b
         .texts_of(&format!("{pending} .approval-choices button"))
         .await;
-    if shown != command || labels != ["Allow once", "Always allow", "Deny"] {
+    if shown != command || labels != offered {
         b.fail(&format!(
-            "want a request of {command:?} offering once, always and deny: {shown:?} {labels:?}"
+            "want a request of {command:?} offering {offered:?}: {shown:?} {labels:?}"
         ))
         .await;
     }
@@ -395,8 +440,9 @@ async fn answer_hermes(b: &support::Browser, command: &str, choice: &str, said: 
     .await;
 }
 
-/// The last turn: its `terminal` card of `command` in `state` with
-/// `output`, then the model's answer.
+/// The last turn: its `terminal` card of `command` in `state` with an
+/// output that begins with `output` (none when it is empty), then the
+/// model's answer.
 async fn check_command_turn(b: &support::Browser, command: &str, state: &str, output: &str) {
     let v = b
         .js(
@@ -433,7 +479,8 @@ async fn check_command_turn(b: &support::Browser, command: &str, state: &str, ou
     };
     let line_ok = v[1].as_str().is_some_and(|l| l.contains("rm -rf"));
     let args_ok = args == json!({ "command": command });
-    if v[0] != state || !line_ok || !args_ok || v[2] != COMMAND_ANSWER || out != want_out {
+    if v[0] != state || !line_ok || !args_ok || v[2] != COMMAND_ANSWER || !out.starts_with(want_out)
+    {
         b.fail(&format!(
             "want the terminal card {state} of {command:?} with output {want_out:?}, then \
              {COMMAND_ANSWER:?}: {v} args {args} output {out:?}"

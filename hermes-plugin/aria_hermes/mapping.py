@@ -119,8 +119,9 @@ def readable_output(result: str) -> str:
     """The part of a tool result a person reads.
 
     Hermes's terminal tool answers JSON like ``{"output": ..., "exit_code":
-    ...}``; its `output` is what the command printed. Other results stay as
-    they are.
+    ...}``; its `output` is what the command printed. A command that did not
+    run (denied, blocked) has an empty `output` and says why in `error`,
+    which the model reads too. Other results stay as they are.
     """
     try:
         parsed = json.loads(result)
@@ -130,6 +131,9 @@ def readable_output(result: str) -> str:
         for key in ("output", "content", "result"):
             value = parsed.get(key)
             if isinstance(value, str):
+                error = parsed.get("error")
+                if not value.strip() and isinstance(error, str) and error.strip():
+                    return error
                 return value
     return result
 

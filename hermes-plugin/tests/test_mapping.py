@@ -37,6 +37,19 @@ def test_failed_command_is_not_ok():
     assert blocked["output_preview"] == "denied"
 
 
+def test_a_command_that_did_not_run_shows_why():
+    # The shape of Hermes's terminal tool's answer to a denied command.
+    why = "BLOCKED: Action denied by user. The user has NOT consented to this action."
+    result = json.dumps({"output": "", "exit_code": -1, "error": why, "status": "blocked"})
+    fields = mapping.tool_end_fields(result, None, None, None, 3)
+    assert fields["ok"] is False
+    assert fields["output"] == why
+    assert fields["output_preview"] == why[-mapping.PREVIEW_CHARS:]
+    # A command that ran and printed nothing keeps its empty output.
+    quiet = json.dumps({"output": "", "exit_code": 0, "error": None})
+    assert mapping.tool_end_fields(quiet, None, None, None, 3)["output"] == ""
+
+
 def test_a_50_mib_result_is_capped():
     huge = "x" * (50 * 1024 * 1024)
     fields = mapping.tool_end_fields(huge, None, None, None, 5)
