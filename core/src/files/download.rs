@@ -183,6 +183,35 @@ impl Downloads {
     }
 }
 
+impl Downloads {
+    /// `rate_limited` that names no request: a gateway may refuse any frame
+    /// over its limit without saying which (§7 makes `request_id`
+    /// optional). A read that has had no answer may be the one refused and
+    /// would wait for ever: each is asked again after the pause under a new
+    /// `request_id`, so a late answer to the old one is left alone.
+    pub fn on_unnamed_rate_limit(&mut self) -> Vec<FileAction> {
+        let mut any = false;
+        for r in self
+            .active
+            .iter_mut()
+            .filter(|r| r.asked && r.bytes.is_empty())
+        {
+            self.next_id += 1;
+            r.request_id = format!("fg{}", self.next_id);
+            r.asked = false;
+            any = true;
+        }
+        if !any {
+            return Vec::new();
+        }
+        self.paused = true;
+        vec![FileAction::Later {
+            ms: RATE_LIMIT_PAUSE_MS,
+            wake: Wake::Downloads,
+        }]
+    }
+}
+
 fn failed(file_id: String, why: &str) -> FileAction {
     FileAction::DownloadFailed {
         file_id,

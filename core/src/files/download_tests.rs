@@ -133,6 +133,42 @@ fn rate_limited_waits_then_asks_again() {
 }
 
 #[test]
+fn an_unnamed_rate_limit_asks_unanswered_reads_again_under_new_ids() {
+    let mut d = online();
+    let first = gets(&d.want("f1"))[0].0.clone();
+    let second = gets(&d.want("f2"))[0].0.clone();
+    // f1 is being answered: it was not the frame refused.
+    d.on_data(data(&first, "f1", 0, b"ab", 4, false));
+    let out = d.on_unnamed_rate_limit();
+    assert_eq!(
+        out,
+        vec![FileAction::Later {
+            ms: 500,
+            wake: Wake::Downloads
+        }]
+    );
+    let again = gets(&d.wake());
+    assert_eq!(again.len(), 1, "{again:?}");
+    assert_eq!((again[0].1.as_str(), again[0].2), ("f2", None));
+    assert_ne!(again[0].0, second, "a new request_id");
+    // A late answer to the old request is not taken for the new one.
+    assert!(d.on_data(data(&second, "f2", 0, b"zz", 2, true)).is_empty());
+    let out = d.on_data(data(&again[0].0, "f2", 0, b"xy", 2, true));
+    assert!(matches!(&out[0], FileAction::Downloaded { bytes, .. } if bytes == b"xy"));
+    let out = d.on_data(data(&first, "f1", 2, b"cd", 4, true));
+    assert!(matches!(&out[0], FileAction::Downloaded { bytes, .. } if bytes == b"abcd"));
+}
+
+#[test]
+fn an_unnamed_rate_limit_with_every_read_answered_changes_nothing() {
+    let mut d = online();
+    let rid = gets(&d.want("f1"))[0].0.clone();
+    d.on_data(data(&rid, "f1", 0, b"ab", 4, false));
+    assert!(d.on_unnamed_rate_limit().is_empty());
+    assert!(!gets(&d.want("f2")).is_empty(), "not paused");
+}
+
+#[test]
 fn a_forgotten_file_is_not_asked_for() {
     let mut d = online();
     d.want("f1");

@@ -6,7 +6,7 @@
 use super::action::{FileAction, Wake};
 use super::download::Downloads;
 use super::upload::{AfterError, Range, Upload, UploadState};
-use crate::protocol::{ErrorFrame, FileRef, Limits, ServerFrame};
+use crate::protocol::{ErrorCode, ErrorFrame, FileRef, Limits, ServerFrame};
 
 #[derive(Debug, Default)]
 pub struct Files {
@@ -172,6 +172,9 @@ impl Files {
             F::FileStored(s) => (self.on_stored(&s.upload_id, s.file), None),
             F::FileData(d) => (self.downloads.on_data(d), None),
             F::Error(e) if self.owns_error(&e) => (self.on_error(e), None),
+            F::Error(e) if is_unnamed_rate_limit(&e) => {
+                (self.on_unnamed_rate_limit(), Some(F::Error(e)))
+            }
             frame => (Vec::new(), Some(frame)),
         }
     }
@@ -252,14 +255,18 @@ impl Files {
         if let Some(id) = e.request_id.as_deref().filter(|id| self.downloads.owns(id)) {
             return self.downloads.on_error(id, e.code);
         }
-        let Some(id) = e.upload_id else {
-            return Vec::new();
-        };
+        match e.upload_id {
+            Some(id) => self.upload_error(id, e.code, &e.message),
+            None => Vec::new(),
+        }
+    }
+
+    fn upload_error(&mut self, id: String, code: ErrorCode, message: &str) -> Vec<FileAction> {
         let online = self.online;
         let Some(u) = self.find_mut(&id) else {
             return Vec::new();
         };
-        match u.on_error(e.code, &e.message) {
+        match u.on_error(code, message) {
             AfterError::Nothing => self.ended(&id),
             AfterError::Send(begin) => {
                 let mut out = vec![FileAction::Changed(id)];
@@ -276,6 +283,24 @@ impl Files {
                 },
             ],
         }
+    }
+
+    /// A `rate_limited` naming nothing may be any frame: unanswered reads
+    /// are asked again, and uploads with chunks in flight go back to what
+    /// the gateway acknowledged (a chunk it has already is answered with
+    /// the offset it wants, §13), each after a pause.
+    fn on_unnamed_rate_limit(&mut self) -> Vec<FileAction> {
+        let mut out = self.downloads.on_unnamed_rate_limit();
+        let in_flight: Vec<String> = self
+            .uploads
+            .iter()
+            .filter(|u| u.has_unacknowledged())
+            .map(|u| u.upload_id.clone())
+            .collect();
+        for id in in_flight {
+            out.extend(self.upload_error(id, ErrorCode::RateLimited, ""));
+        }
+        out
     }
 
     // ----- helpers -----
@@ -349,4 +374,14 @@ fn chunks(upload_id: &str, ranges: Vec<Range>) -> Vec<FileAction> {
             end,
         })
         .collect()
+}
+
+/// `rate_limited` naming no request, upload, message, thread or search.
+fn is_unnamed_rate_limit(e: &ErrorFrame) -> bool {
+    e.code == ErrorCode::RateLimited
+        && e.request_id.is_none()
+        && e.query.is_none()
+        && e.upload_id.is_none()
+        && e.client_msg_id.is_none()
+        && e.channel_id.is_none()
 }

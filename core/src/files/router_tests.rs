@@ -235,3 +235,42 @@ fn rate_limited_chunks_wait_for_a_wake() {
         Some(FileAction::SendChunk { offset: 0, .. })
     ));
 }
+
+#[test]
+fn an_unnamed_rate_limit_sends_chunks_again_from_the_acknowledged_offset() {
+    let mut f = connected();
+    f.add("u1".into(), "a.png".into(), "image/png".into(), 600_000);
+    f.hashed("u1", "ab".repeat(32));
+    f.route(frame(
+        json!({"type":"file.accept","upload_id":"u1","offset":0}),
+    ));
+    let (out, back) = f.route(frame(
+        json!({"type":"error","code":"rate_limited","message":"Too many frames"}),
+    ));
+    assert!(back.is_some(), "the store still hears of it");
+    let Some(FileAction::Later { wake, .. }) =
+        out.iter().find(|a| matches!(a, FileAction::Later { .. }))
+    else {
+        panic!("no timer: {out:?}");
+    };
+    let again = f.wake(wake.clone());
+    assert!(matches!(
+        again.first(),
+        Some(FileAction::SendChunk { offset: 0, .. })
+    ));
+}
+
+#[test]
+fn a_rate_limit_about_something_else_leaves_files_alone() {
+    let mut f = connected();
+    f.add("u1".into(), "a.png".into(), "image/png".into(), 600_000);
+    f.hashed("u1", "ab".repeat(32));
+    f.route(frame(
+        json!({"type":"file.accept","upload_id":"u1","offset":0}),
+    ));
+    let (out, back) = f.route(frame(
+        json!({"type":"error","code":"rate_limited","message":"slow","client_msg_id":"m1"}),
+    ));
+    assert!(out.is_empty(), "{out:?}");
+    assert!(back.is_some());
+}

@@ -68,6 +68,11 @@ impl Upload {
     }
 
     /// Whether it has ended (its bytes are no longer needed).
+    /// Chunks are out that the gateway has not acknowledged yet.
+    pub fn has_unacknowledged(&self) -> bool {
+        self.state == UploadState::Sending && self.sent > self.acked
+    }
+
     pub fn is_over(&self) -> bool {
         matches!(
             self.state,
