@@ -8,6 +8,7 @@ pub mod decode;
 pub mod diagram;
 pub mod export;
 pub mod flood;
+pub mod images;
 pub mod jump;
 pub mod lighthouse;
 pub mod load;
@@ -94,6 +95,8 @@ pub struct Sizes {
     pub search_rounds: usize,
     /// Items of the thread a branch is switched in.
     pub branch_items: u64,
+    /// Messages of the thread of images, one image each.
+    pub images: u64,
 }
 
 impl Sizes {
@@ -108,6 +111,7 @@ impl Sizes {
         loads: 5,
         search_rounds: 6,
         branch_items: 10_000,
+        images: 300,
     };
 
     pub const SMOKE: Sizes = Sizes {
@@ -121,6 +125,7 @@ impl Sizes {
         loads: 1,
         search_rounds: 1,
         branch_items: 400,
+        images: 20,
     };
 }
 
