@@ -4,7 +4,7 @@
 //! (which builds everything first); `bench/README.md` explains the numbers.
 //!
 //! ```text
-//! bench [--smoke] [--only load,decode,stream,throttled,flood,burst,thread,jump,branch,export,code,search,lighthouse,gateway] [--out FILE]
+//! bench [--smoke] [--only load,decode,stream,throttled,flood,burst,thread,jump,branch,export,images,code,search,lighthouse,gateway] [--out FILE]
 //! bench [--smoke] --peer open-webui [--out FILE]
 //! ```
 //!
@@ -47,6 +47,7 @@ const ALL: &[&str] = &[
     "branch",
     "export",
     "upload",
+    "images",
     "code",
     "diagram",
     "search",
@@ -163,6 +164,9 @@ async fn main() {
             sizes.seed_forks.to_string(),
         ];
     }
+    if wants("images") {
+        extra_args.extend(["--seed-images".to_string(), sizes.images.to_string()]);
+    }
     eprintln!(
         "bench: starting the gateway (seeding {} items, {} forks)…",
         if seeded { sizes.seed_items } else { 0 },
@@ -245,6 +249,7 @@ async fn browser_scenarios(
             "branch" => scenarios::branch::run(&page, served, sizes, report).await,
             "export" => scenarios::export::run(&page, &urls, sizes, report).await,
             "upload" => scenarios::upload::run(&page, &urls, sizes, report).await,
+            "images" => scenarios::images::run(&page, &urls, sizes, report).await,
             "code" => scenarios::code::run(&page, &urls, sizes, report).await,
             "diagram" => scenarios::diagram::run(&page, &urls, report).await,
             _ => unreachable!("scenario names are checked in options()"),

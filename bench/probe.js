@@ -15,6 +15,8 @@
 //   marks:   first times of composer-ready, connected, history received,
 //            history rows painted and a row marked as jumped to (painted)
 //   firstHistoryGet: the first history.get the app sent, parsed
+//   blobs:   the blob: URLs alive (created, not yet revoked) and the bytes
+//            of the Blobs behind them, now and at most since reset
 "use strict";
 (() => {
   const now = () => performance.now();
@@ -31,6 +33,7 @@
     memories: [],
     scroll: null,
     sweep: null,
+    down: null,
   };
   window.__bench = probe;
 
@@ -88,6 +91,40 @@
     };
   }
 
+  // ----- blob: URLs alive: what the page holds in Blobs behind URLs (the
+  // images on screen); a revoked URL's Blob can be freed, so it no longer
+  // counts -----
+  const blobSizes = new Map();
+  probe.blobs = { bytes: 0, peakBytes: 0, urls: 0, peakUrls: 0, created: 0, revoked: 0 };
+  const createUrl = URL.createObjectURL;
+  URL.createObjectURL = function (obj) {
+    const url = createUrl.call(URL, obj);
+    const b = probe.blobs;
+    const size = obj && typeof obj.size === "number" ? obj.size : 0;
+    blobSizes.set(url, size);
+    b.bytes += size;
+    b.urls = blobSizes.size;
+    b.created += 1;
+    b.peakBytes = Math.max(b.peakBytes, b.bytes);
+    b.peakUrls = Math.max(b.peakUrls, b.urls);
+    return url;
+  };
+  const revokeUrl = URL.revokeObjectURL;
+  URL.revokeObjectURL = function (url) {
+    const size = blobSizes.get(url);
+    if (size !== undefined) {
+      blobSizes.delete(url);
+      probe.blobs.bytes -= size;
+      probe.blobs.urls = blobSizes.size;
+      probe.blobs.revoked += 1;
+    }
+    return revokeUrl.call(URL, url);
+  };
+  probe.resetBlobPeak = () => {
+    probe.blobs.peakBytes = probe.blobs.bytes;
+    probe.blobs.peakUrls = probe.blobs.urls;
+  };
+
   // ----- frames -----
   const afterRender = new MessageChannel();
   let pending = null;
@@ -110,6 +147,7 @@
     }
     if (probe.scroll && !probe.scroll.done) scrollStep(probe.scroll);
     if (probe.sweep && !probe.sweep.done) sweepStep(probe.sweep);
+    if (probe.down && !probe.down.done) downStep(probe.down);
   };
   const tick = (ts) => {
     requestAnimationFrame(tick);
@@ -322,5 +360,49 @@
       s.stillAtTop = 0;
     }
     scroller.scrollTop -= scroller.clientHeight * 0.8;
+  };
+  // Scrolls the timeline down by `px` per frame until the row of
+  // `lastSeq` is mounted and the list is at its end (or `timeoutMs`
+  // passes). Each frame counts mounted rows and thumbnails, and notes the
+  // rows whose image was shown (a blob: URL in its <img>).
+  probe.startScrollDown = (opts) => {
+    probe.resetBlobPeak();
+    probe.down = {
+      px: opts.px,
+      lastSeq: opts.lastSeq,
+      deadline: now() + opts.timeoutMs,
+      started: now(),
+      ended: null,
+      done: false,
+      timedOut: false,
+      steps: 0,
+      maxRows: 0,
+      maxThumbs: 0,
+      shown: {},
+      rows: null,
+    };
+  };
+
+  const downStep = (s) => {
+    const scroller = document.querySelector("[data-testid=timeline]");
+    if (!scroller) return;
+    s.rows = s.rows || scroller.getElementsByClassName("row");
+    s.maxRows = Math.max(s.maxRows, s.rows.length);
+    const thumbs = scroller.querySelectorAll("[data-testid=image-thumb]");
+    s.maxThumbs = Math.max(s.maxThumbs, thumbs.length);
+    for (const img of scroller.querySelectorAll("[data-testid=image-thumb] img[src^='blob:']")) {
+      const row = img.closest(".row");
+      if (row) s.shown[row.dataset.seq] = true;
+    }
+    const atEnd = scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1;
+    const last = scroller.querySelector(`.row[data-seq="${s.lastSeq}"]`);
+    if ((atEnd && last) || now() > s.deadline) {
+      s.done = true;
+      s.timedOut = now() > s.deadline;
+      s.ended = now();
+      return;
+    }
+    scroller.scrollTop += s.px;
+    s.steps += 1;
   };
 })();

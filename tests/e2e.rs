@@ -143,14 +143,16 @@ mod e2e_resilience {
 // | File | Proves |
 // |---|---|
 // | `attach.rs` | picker from disk, paste, drop (with its zone), progress in bytes and percent, Cancel, limits refused with a sentence, the digest without SubtleCrypto; a message with files is sent once, and history shows them after a reload |
-// | `thread.rs` | the agent's files (`/demo files`): thumbnail at its header size, a chip that saves opaque bytes; the image dialog walked by arrow keys, Escape, focus back; an image's `blob:` URL revoked when its row goes; axe over each state |
+// | `thread.rs` | the agent's files (`/demo files`): thumbnail at its header size, a chip that saves opaque bytes; the image dialog walked by arrow keys, Escape, focus back; an image's `blob:` URL revoked when its row goes; a photo turned by its Exif orientation (upright box, red on top); axe over each state |
 // | `hostile.rs` | an SVG with script named `.png` and an HTML/JPEG polyglot never run and fetch nothing; hostile names show short and plain |
+// | `phone.rs` | at 390 px, the draft's chips (long names) and the thread's thumbnails (one wider than the phone) fit: nothing scrolls sideways, every chip and thumbnail ends inside the viewport |
 // | `resume.rs` | an upload cut by a dropped connection or a reload goes on from the gateway's offset (the draft's files kept in IndexedDB) and the message is sent once |
 #[path = "e2e_files"]
 mod e2e_files {
     mod attach;
     mod helpers;
     mod hostile;
+    mod phone;
     mod resume;
     mod thread;
 }

@@ -25,7 +25,7 @@ const HEIGHT: f64 = 844.0;
 const MIN_TARGET: f64 = 44.0;
 
 /// Turns the browser into a phone: its screen, pixel ratio and touch.
-async fn phone(b: &Browser) {
+pub(crate) async fn phone(b: &Browser) {
     b.cdp(
         "Emulation.setDeviceMetricsOverride",
         json!({"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 3, "mobile": true}),

@@ -8,6 +8,7 @@ pub mod decode;
 pub mod diagram;
 pub mod export;
 pub mod flood;
+pub mod images;
 pub mod jump;
 pub mod lighthouse;
 pub mod load;
@@ -97,6 +98,8 @@ pub struct Sizes {
     pub branch_items: u64,
     /// Bytes of the file uploaded.
     pub upload_bytes: usize,
+    /// Messages of the thread of images, one image each.
+    pub images: u64,
 }
 
 impl Sizes {
@@ -112,6 +115,7 @@ impl Sizes {
         search_rounds: 6,
         branch_items: 10_000,
         upload_bytes: 20 << 20,
+        images: 300,
     };
 
     pub const SMOKE: Sizes = Sizes {
@@ -126,6 +130,7 @@ impl Sizes {
         search_rounds: 1,
         branch_items: 400,
         upload_bytes: 1 << 20,
+        images: 20,
     };
 }
 

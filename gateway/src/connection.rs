@@ -257,6 +257,9 @@ async fn on_text(app: &Arc<App>, conn: ConnId, device_id: &str, limits: &mut Lim
             }
             Ok(ClientFrame::FileBegin(b)) => error = error.for_upload(&b.upload_id),
             Ok(ClientFrame::FileChunk(c)) => error = error.for_upload(&c.upload_id),
+            // A read refused without its id would never be answered: the
+            // client could not tell it to try again and would wait forever.
+            Ok(ClientFrame::FileGet(g)) => error = error.for_request(&g.request_id),
             _ => {}
         }
         app.outbox.hub().reply(conn, &error.into_frame());

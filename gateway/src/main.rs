@@ -5,7 +5,10 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::str::FromStr;
 
-use aria_gateway::{load_or_create_token, seed_channel, serve, Cli, Config, SEEDED_CHANNEL};
+use aria_gateway::{
+    load_or_create_token, seed_channel, seed_images, serve, Cli, Config, FileLimits,
+    IMAGES_CHANNEL, SEEDED_CHANNEL,
+};
 use clap::Parser;
 use tracing_subscriber::filter::LevelFilter;
 
@@ -43,6 +46,16 @@ async fn main() -> ExitCode {
             Ok(false) => tracing::info!(channel = SEEDED_CHANNEL, "seeded channel already exists"),
             Err(e) => {
                 eprintln!("aria-gateway: cannot seed {SEEDED_CHANNEL}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if let Some(count) = cli.seed.seed_images {
+        match seed_images(&cli.data_dir, count, FileLimits::from(cli.files.clone())) {
+            Ok(true) => tracing::info!(count, channel = IMAGES_CHANNEL, "seeded images"),
+            Ok(false) => tracing::info!(channel = IMAGES_CHANNEL, "seeded images already exist"),
+            Err(e) => {
+                eprintln!("aria-gateway: cannot seed {IMAGES_CHANNEL}: {e}");
                 return ExitCode::FAILURE;
             }
         }

@@ -26,6 +26,11 @@ pub struct SeedArgs {
     /// the active path is read among forks.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed_forks: u64,
+    /// Before serving, create a channel `c_images` of N messages, each
+    /// with an image of its own (for benchmarks; nothing happens if it
+    /// exists already).
+    #[arg(long, value_name = "N")]
+    pub seed_images: Option<u64>,
 }
 
 /// Creates `c_seed` with `items` logged items in `data_dir`'s database,

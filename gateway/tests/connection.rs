@@ -152,6 +152,35 @@ async fn flood_of_frames_is_rate_limited() {
 }
 
 #[tokio::test]
+async fn a_refused_file_read_is_answered_with_its_request_id() {
+    let gw = Gateway::start(1).await;
+    let mut client = gw.client().await;
+    for i in 0..100 {
+        let get = json!({"type": "file.get", "request_id": format!("g{i}"), "file_id": "f_none"});
+        client
+            .ws
+            .feed(Message::text(get.to_string()))
+            .await
+            .expect("feed");
+    }
+    client.ws.flush().await.expect("flush");
+    let mut limited = 0;
+    for i in 0..100 {
+        let frame = client.recv().await;
+        assert_eq!(frame["type"], "error", "{frame}");
+        // In order, each naming the read it answers: `not_found` for the
+        // burst, `rate_limited` past it, so the client can ask again.
+        assert_eq!(frame["request_id"], format!("g{i}"), "{frame}");
+        if frame["code"] == "rate_limited" {
+            limited += 1;
+        } else {
+            assert_eq!(frame["code"], "not_found", "{frame}");
+        }
+    }
+    assert!(limited >= 30, "the excess is refused: {limited}");
+}
+
+#[tokio::test]
 async fn origin_allow_list_refuses_other_origins_at_upgrade() {
     let gw = Gateway::start_with(1, |c| {
         c.allowed_origins = vec!["http://good.example".into()]

@@ -21,6 +21,11 @@ pub fn png(name: &str) -> Value {
     json!({"name": name, "type": "image/png", "b64": PNG_1X1})
 }
 
+/// A file of these exact bytes (a fixture of the suite).
+pub fn bytes_file(name: &str, mime: &str, bytes: &[u8]) -> Value {
+    json!({"name": name, "type": mime, "bytes": bytes})
+}
+
 pub fn text_file(name: &str, text: &str) -> Value {
     json!({"name": name, "type": "text/plain", "text": text})
 }

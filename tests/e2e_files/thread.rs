@@ -1,6 +1,7 @@
 //! Files in the thread: the agent's (`/demo files`) as a thumbnail and a
 //! chip, the dialog walked by keyboard through a message's images, a chip
-//! that saves its file as bytes, and axe over each state.
+//! that saves its file as bytes, a photo turned by its Exif orientation,
+//! and axe over each state.
 
 use fantoccini::key::Key;
 use serde_json::json;
@@ -160,6 +161,87 @@ fn an_images_blob_url_is_revoked_when_its_row_leaves_the_page() {
                 .then_some(())
         })
         .await;
+        app.assert_no_console_errors().await;
+    });
+}
+
+/// A 32×16 JPEG (left half red, right half blue) whose Exif orientation is
+/// 6: shown turned a quarter clockwise, 16×32 with red on top. Made with
+/// Pillow: `Image.new("RGB", (32, 16))`, saved with `exif[0x0112] = 6`.
+const ROTATED_JPEG: &[u8] = include_bytes!("rotated.jpg");
+
+/// The thumbnail's image once decoded: its natural size, its box, the
+/// button's box, and the colours at the top and bottom of what it shows.
+const THUMB_SHAPE: &str = r#"
+const img = document.querySelector('.msg-user [data-testid=image-thumb] img');
+if (!img || !img.complete || img.naturalWidth === 0) return null;
+const canvas = document.createElement('canvas');
+canvas.width = img.naturalWidth;
+canvas.height = img.naturalHeight;
+const ctx = canvas.getContext('2d');
+ctx.drawImage(img, 0, 0);
+const at = (x, y) => Array.from(ctx.getImageData(x, y, 1, 1).data.slice(0, 3));
+const box = img.closest('[data-testid=image-thumb]').getBoundingClientRect();
+return {
+  natural: [img.naturalWidth, img.naturalHeight],
+  attrs: [Number(img.getAttribute('width')), Number(img.getAttribute('height'))],
+  thumb: [box.width, box.height],
+  orientation: getComputedStyle(img).imageOrientation,
+  top: at(Math.floor(img.naturalWidth / 2), 2),
+  bottom: at(Math.floor(img.naturalWidth / 2), img.naturalHeight - 3),
+};
+"#;
+
+#[test]
+fn a_photo_is_shown_turned_by_its_exif_orientation() {
+    run(|| async {
+        let app = ui::demo_app(0).await;
+        let b = &app.browser;
+        helpers::pick(
+            b,
+            vec![helpers::bytes_file(
+                "upright.jpg",
+                "image/jpeg",
+                ROTATED_JPEG,
+            )],
+        )
+        .await;
+        helpers::stored(b, 1).await;
+        ui::send(b, "a photo taken upright").await;
+        let shape = b
+            .poll("the photo decoded", secs(20), || async {
+                let v = b.js(THUMB_SHAPE, vec![]).await;
+                (!v.is_null()).then_some(v)
+            })
+            .await;
+        // The stored pixels are 32 wide and 16 high; shown, the sides swap.
+        assert_eq!(shape["natural"], json!([16, 32]), "{shape}");
+        assert_eq!(
+            shape["orientation"],
+            json!("from-image"),
+            "style/files.css says so"
+        );
+        // The gateway's header size is the shown one, so the box the row
+        // keeps before the bytes come is upright too (not a 32×16 box with
+        // the photo shrunk inside it).
+        assert_eq!(shape["attrs"], json!([16, 32]), "{shape}");
+        let (w, h) = (
+            shape["thumb"][0].as_f64().unwrap_or(f64::NAN),
+            shape["thumb"][1].as_f64().unwrap_or(f64::NAN),
+        );
+        assert!(h > w * 1.5, "the thumbnail is upright: {shape}");
+        // Turned clockwise: the red left half is now on top (orientation 8,
+        // the other way round, would put blue there).
+        let red = |c: &serde_json::Value| {
+            c[0].as_u64().unwrap_or(0) > 150 && c[2].as_u64().unwrap_or(255) < 100
+        };
+        let blue = |c: &serde_json::Value| {
+            c[2].as_u64().unwrap_or(0) > 150 && c[0].as_u64().unwrap_or(255) < 100
+        };
+        assert!(
+            red(&shape["top"]) && blue(&shape["bottom"]),
+            "red on top, blue below: {shape}"
+        );
         app.assert_no_console_errors().await;
     });
 }

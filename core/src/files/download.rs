@@ -13,6 +13,13 @@ use crate::protocol::{ClientFrame, ErrorCode, FileData, FileGet};
 const MAX_ACTIVE: usize = 2;
 /// How long reads wait after `rate_limited`.
 const RATE_LIMIT_PAUSE_MS: u32 = 500;
+/// Reads started between pauses of [`WINDOW_MS`]: at most ten a second on
+/// average. A fast scroll through a thread of images mounts one thumbnail
+/// after another and each read is a frame; unpaced they spent the whole of
+/// the connection's frame budget (the reference gateway's is 20 a second),
+/// and a page of history asked meanwhile was refused.
+const READS_PER_WINDOW: u32 = 10;
+const WINDOW_MS: u32 = 1000;
 /// Most bytes one read may gather, whatever the gateway says: more than
 /// any file a gateway takes by §13's default, and a bound on memory.
 pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
@@ -33,6 +40,8 @@ pub struct Downloads {
     next_id: u64,
     online: bool,
     paused: bool,
+    /// Reads started since the last pause.
+    started: u32,
 }
 
 impl Downloads {
@@ -81,19 +90,32 @@ impl Downloads {
 
     pub fn wake(&mut self) -> Vec<FileAction> {
         self.paused = false;
+        self.started = 0;
         self.start()
     }
 
     /// Sends the reads that may go now: those cut by a lost connection
-    /// (from the bytes they hold), then new ones up to [`MAX_ACTIVE`].
+    /// (from the bytes they hold), then new ones up to [`MAX_ACTIVE`] and
+    /// [`READS_PER_WINDOW`].
     fn start(&mut self) -> Vec<FileAction> {
         if !self.online || self.paused {
             return Vec::new();
         }
-        while self.active.len() < MAX_ACTIVE {
+        let mut out = Vec::new();
+        while self.active.len() < MAX_ACTIVE && !self.queue.is_empty() {
+            if self.started >= READS_PER_WINDOW {
+                // The rest wait for the next window (re-asks still go).
+                self.paused = true;
+                out.push(FileAction::Later {
+                    ms: WINDOW_MS,
+                    wake: Wake::Downloads,
+                });
+                break;
+            }
             let Some(file_id) = self.queue.pop_front() else {
                 break;
             };
+            self.started += 1;
             self.next_id += 1;
             self.active.push(Read {
                 request_id: format!("fg{}", self.next_id),
@@ -102,7 +124,6 @@ impl Downloads {
                 asked: false,
             });
         }
-        let mut out = Vec::new();
         for r in self.active.iter_mut().filter(|r| !r.asked) {
             r.asked = true;
             out.push(FileAction::Send(ClientFrame::FileGet(FileGet {

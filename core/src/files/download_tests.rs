@@ -1,5 +1,6 @@
 //! Reading stored files back: a few at a time, gathered in order, checked,
-//! resumed after a lost connection, paused by `rate_limited`.
+//! resumed after a lost connection, paused by `rate_limited`, and paced
+//! to ten reads between pauses of a second.
 
 use super::action::{FileAction, Wake};
 use super::download::Downloads;
@@ -183,4 +184,36 @@ fn a_forgotten_file_is_not_asked_for() {
         again.iter().map(|g| g.1.as_str()).collect::<Vec<_>>(),
         ["f1", "f2"]
     );
+}
+
+#[test]
+fn reads_are_paced_to_ten_between_pauses_of_a_second() {
+    let pause = FileAction::Later {
+        ms: 1000,
+        wake: Wake::Downloads,
+    };
+    let mut d = online();
+    let mut in_flight = Vec::new();
+    for i in 0..30 {
+        in_flight.extend(gets(&d.want(&format!("f{i}"))));
+    }
+    let (mut asked, mut pauses) = (in_flight.len(), 0);
+    // Each read answered at once, as a small image on loopback is.
+    while let Some((rid, file_id, _)) = in_flight.pop() {
+        let mut out = d.on_data(data(&rid, &file_id, 0, b"x", 1, true));
+        if out.contains(&pause) {
+            pauses += 1;
+            assert_eq!(asked, pauses * 10, "ten reads between pauses");
+        }
+        if in_flight.is_empty() && gets(&out).is_empty() && asked < 30 {
+            // Nothing in flight and nothing new: the second has passed.
+            assert!(out.contains(&pause) || pauses > 0, "{out:?}");
+            out = d.wake();
+        }
+        let next = gets(&out);
+        asked += next.len();
+        in_flight.extend(next);
+    }
+    assert_eq!(asked, 30, "all read in the end");
+    assert_eq!(pauses, 2, "after the 10th and the 20th");
 }

@@ -15,6 +15,7 @@ pub mod frames;
 mod keep;
 mod limits;
 pub mod name;
+pub mod png;
 mod quota;
 mod read;
 mod reply;

@@ -117,9 +117,14 @@ fn gif_size(b: &[u8]) -> Option<(u32, u32)> {
     Some((u32::from(le16(b, 6)?), u32::from(le16(b, 8)?)))
 }
 
-/// Walks the segments up to the first start-of-frame marker.
+/// Walks the segments up to the first start-of-frame marker. The size is
+/// the one the picture is shown at: an Exif orientation that turns it a
+/// quarter (a phone held upright) swaps width and height, as browsers
+/// apply it (`image-orientation: from-image`), so a thumbnail's box has the
+/// shape of what it shows.
 fn jpeg_size(b: &[u8]) -> Option<(u32, u32)> {
     let mut at = 2;
+    let mut turned = false;
     loop {
         // Markers may be padded with any number of 0xff bytes.
         while *b.get(at)? == 0xff && *b.get(at + 1)? == 0xff {
@@ -134,14 +139,62 @@ fn jpeg_size(b: &[u8]) -> Option<(u32, u32)> {
             0x01 | 0xd0..=0xd7 => at += 2,
             // Start of frame, except DHT (c4), JPG (c8) and DAC (cc).
             0xc0..=0xcf if !matches!(marker, 0xc4 | 0xc8 | 0xcc) => {
-                let height = be16(b, at + 5)?;
-                let width = be16(b, at + 7)?;
-                return Some((u32::from(width), u32::from(height)));
+                let height = u32::from(be16(b, at + 5)?);
+                let width = u32::from(be16(b, at + 7)?);
+                return Some(if turned {
+                    (height, width)
+                } else {
+                    (width, height)
+                });
             }
             0xd9 | 0xda => return None,
-            _ => at = at.checked_add(2 + usize::from(be16(b, at + 2)?))?,
+            _ => {
+                let len = usize::from(be16(b, at + 2)?);
+                // APP1: the Exif block, if that is what it holds.
+                if marker == 0xe1 {
+                    let body = b.get(at + 4..at.checked_add(2 + len)?);
+                    turned |= body
+                        .and_then(exif_orientation)
+                        .is_some_and(|o| (5..=8).contains(&o));
+                }
+                at = at.checked_add(2 + len)?;
+            }
         }
     }
+}
+
+/// The orientation tag (0x0112) of the first image directory of an Exif
+/// block (`Exif\0\0` and a TIFF header, either byte order), if present.
+fn exif_orientation(app1: &[u8]) -> Option<u16> {
+    let tiff = app1.strip_prefix(b"Exif\0\0")?;
+    let big = match tiff.get(..4)? {
+        b"MM\0*" => true,
+        b"II*\0" => false,
+        _ => return None,
+    };
+    let u16_at = |at: usize| -> Option<u16> {
+        let v: [u8; 2] = tiff.get(at..at.checked_add(2)?)?.try_into().ok()?;
+        Some(if big {
+            u16::from_be_bytes(v)
+        } else {
+            u16::from_le_bytes(v)
+        })
+    };
+    let u32_at = |at: usize| -> Option<u32> {
+        let v: [u8; 4] = tiff.get(at..at.checked_add(4)?)?.try_into().ok()?;
+        Some(if big {
+            u32::from_be_bytes(v)
+        } else {
+            u32::from_le_bytes(v)
+        })
+    };
+    let ifd = usize::try_from(u32_at(4)?).ok()?;
+    let entries = u16_at(ifd)?;
+    // Entries of 12 bytes: tag, type, count, value (a SHORT sits first).
+    (0..usize::from(entries))
+        .map(|i| ifd + 2 + i * 12)
+        .find(|&entry| u16_at(entry) == Some(0x0112))
+        .and_then(|entry| u16_at(entry + 8))
 }
 
 fn webp_size(b: &[u8]) -> Option<(u32, u32)> {

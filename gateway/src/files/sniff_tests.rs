@@ -11,14 +11,51 @@ pub fn png_header(w: u32, h: u32) -> Vec<u8> {
 
 /// A JPEG start, a comment segment holding `comment`, and a baseline frame header.
 fn jpeg_with_comment(comment: &[u8], w: u16, h: u16) -> Vec<u8> {
-    let mut b = vec![0xff, 0xd8, 0xff, 0xfe];
-    let len = u16::try_from(comment.len() + 2).expect("short comment");
+    jpeg_with_segment(0xfe, comment, w, h)
+}
+
+/// A JPEG start, one segment `marker` holding `body`, and a baseline frame header.
+fn jpeg_with_segment(marker: u8, body: &[u8], w: u16, h: u16) -> Vec<u8> {
+    let mut b = vec![0xff, 0xd8, 0xff, marker];
+    let len = u16::try_from(body.len() + 2).expect("short segment");
     b.extend(len.to_be_bytes());
-    b.extend(comment);
+    b.extend(body);
     b.extend([0xff, 0xc0, 0x00, 0x11, 0x08]);
     b.extend(h.to_be_bytes());
     b.extend(w.to_be_bytes());
     b.extend([3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1, 0xff, 0xd9]);
+    b
+}
+
+/// An Exif block whose first directory holds a width tag, then the
+/// orientation tag `orientation`, in big- or little-endian order.
+fn exif(orientation: u16, big: bool) -> Vec<u8> {
+    let u16b = |v: u16| {
+        if big {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    let u32b = |v: u32| {
+        if big {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    let mut b = b"Exif\0\0".to_vec();
+    b.extend(if big { *b"MM\0*" } else { *b"II*\0" });
+    b.extend(u32b(8));
+    b.extend(u16b(2));
+    for (tag, value) in [(0x0100, 4000), (0x0112, orientation)] {
+        b.extend(u16b(tag));
+        b.extend(u16b(3)); // SHORT
+        b.extend(u32b(1));
+        b.extend(u16b(value));
+        b.extend([0, 0]);
+    }
+    b.extend(u32b(0));
     b
 }
 
@@ -132,4 +169,40 @@ fn declared_types_that_are_text_are_known() {
     for mime in ["video/mp4", "application/zip", "image/png", ""] {
         assert!(!declared_as_text(mime), "{mime}");
     }
+}
+
+#[test]
+fn a_jpeg_turned_by_its_exif_orientation_has_its_shown_size() {
+    let size = |body: &[u8]| sniff(&jpeg_with_segment(0xe1, body, 400, 300)).and_then(|s| s.size);
+    for big in [true, false] {
+        // 6 and 8 turn a quarter, 5 and 7 also mirror: width and height swap.
+        for turned in [5, 6, 7, 8] {
+            assert_eq!(size(&exif(turned, big)), Some((300, 400)), "{turned} {big}");
+        }
+        // Upright, upside down or mirrored: as stored.
+        for kept in [1, 2, 3, 4] {
+            assert_eq!(size(&exif(kept, big)), Some((400, 300)), "{kept} {big}");
+        }
+    }
+    // An APP1 that is not Exif (XMP), or one cut short, changes nothing.
+    assert_eq!(
+        size(b"http://ns.adobe.com/xap/1.0/\0<x/>"),
+        Some((400, 300))
+    );
+    let whole = exif(6, true);
+    for end in 0..whole.len() {
+        let cut = size(&whole[..end]);
+        assert!(
+            matches!(cut, Some((400, 300)) | Some((300, 400))),
+            "{end}: {cut:?}"
+        );
+    }
+    // A directory offset or entry count past the block is no orientation.
+    let mut far = exif(6, true);
+    far[10..14].copy_from_slice(&u32::MAX.to_be_bytes());
+    assert_eq!(size(&far), Some((400, 300)));
+    // An entry count past the block reads only the entries there.
+    let mut many = exif(6, false);
+    many[14..16].copy_from_slice(&u16::MAX.to_le_bytes());
+    assert_eq!(size(&many), Some((300, 400)));
 }
