@@ -18,7 +18,8 @@ pub struct KeptFile {
     pub blob: web_sys::Blob,
 }
 
-pub fn put(file: &KeptFile) {
+/// Keeps `file`, then calls `then` once the write has committed or failed.
+pub fn put(file: &KeptFile, then: impl FnOnce() + 'static) {
     let record = js_sys::Object::new();
     let fields: [(&str, JsValue); 5] = [
         ("name", file.name.as_str().into()),
@@ -38,7 +39,10 @@ pub fn put(file: &KeptFile) {
             store.put_with_key(&record, &key)?;
             Ok(Box::new(|| ()))
         },
-        Box::new(warn_on_error),
+        Box::new(move |done| {
+            warn_on_error(done);
+            then();
+        }),
     );
 }
 

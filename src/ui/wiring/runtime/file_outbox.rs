@@ -3,6 +3,10 @@
 //! localStorage, and both read back at start. A visit that never attached
 //! a file finds no draft and runs none of this.
 
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
+
 use leptos::prelude::*;
 
 use super::Runtime;
@@ -13,6 +17,8 @@ use crate::ui::browser::upload_outbox::{self, KeptFile};
 use crate::ui::wiring::files::Chip;
 
 const DRAFT_KEY: &str = "aria.upload-draft";
+/// Longest an upload waits for its file to be kept.
+const KEEP_WAIT: Duration = Duration::from_secs(2);
 
 impl Runtime {
     /// Puts back the draft's files kept before a reload, if there are any.
@@ -91,9 +97,15 @@ impl Runtime {
         });
     }
 
-    /// Keeps a hashed file's bytes for a reload.
-    pub(super) fn keep_file(&self, file: KeptFile) {
-        upload_outbox::put(&file);
+    /// Keeps a hashed file's bytes for a reload, then calls `then` (which
+    /// begins its upload): a reload once bytes are on their way finds the
+    /// file kept. IndexedDB may never answer (its opening blocked by another
+    /// tab), so `then` runs after [`KEEP_WAIT`] at the latest.
+    pub(super) fn keep_file(&self, file: KeptFile, then: impl FnOnce() + 'static) {
+        let then = Rc::new(Cell::new(Some(then)));
+        let kept = Rc::clone(&then);
+        upload_outbox::put(&file, move || kept.take().map_or((), |f| f()));
+        set_timeout(move || then.take().map_or((), |f| f()), KEEP_WAIT);
         self.keep_draft();
     }
 

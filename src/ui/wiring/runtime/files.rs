@@ -140,21 +140,37 @@ impl Runtime {
                                 name,
                                 mime,
                                 size,
-                                sha256: hex.clone(),
+                                sha256: hex,
                                 blob: file.clone().into(),
                             });
-                            c.files(online).hashed(&id, hex)
+                            Vec::new()
                         }
                         Err(why) => c.files(online).unreadable(&id, &why),
                     })
                     .unwrap_or_default();
-                if let Some(kept) = keep {
-                    rt.keep_file(kept);
-                }
                 rt.run_files(actions);
+                // The upload begins once the file is kept for a reload.
+                if let Some(kept) = keep {
+                    let hex = kept.sha256.clone();
+                    rt.keep_file(kept, move || rt.file_kept(&id, hex));
+                }
             });
         }
         self.files.refused.set(refused);
+    }
+
+    /// A hashed file is kept: its upload begins, unless it was taken off
+    /// the draft meanwhile.
+    fn file_kept(&self, upload_id: &str, sha256: String) {
+        let online = self.is_online();
+        let actions = self
+            .files_core
+            .try_update_value(|c| match c.files(online).progress(upload_id) {
+                Some(_) => c.files(online).hashed(upload_id, sha256),
+                None => Vec::new(),
+            })
+            .unwrap_or_default();
+        self.run_files(actions);
     }
 
     /// Takes a file off the draft, cancelling its upload.
