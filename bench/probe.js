@@ -266,28 +266,48 @@
     return frames.length;
   };
 
+  // What every timed walk of the timeline keeps: when it started and
+  // ended, whether its time ran out, its steps and the most rows mounted.
+  const walk = (timeoutMs) => ({
+    deadline: now() + timeoutMs,
+    started: now(),
+    ended: null,
+    done: false,
+    timedOut: false,
+    steps: 0,
+    maxRows: 0,
+    rows: null,
+  });
+  // Counts the rows mounted (a live collection, read once).
+  const countRows = (s, scroller) => {
+    s.rows = s.rows || scroller.getElementsByClassName("row");
+    s.maxRows = Math.max(s.maxRows, s.rows.length);
+  };
+  // Ends walk `s` when it `arrived` or its time is up; says whether it ended.
+  const ended = (s, arrived) => {
+    const late = now() > s.deadline;
+    if (!arrived && !late) return false;
+    s.done = true;
+    s.timedOut = late;
+    s.ended = now();
+    return true;
+  };
+
   // Scrolls the timeline up by `px` per frame until the topmost visible row
   // is `items` seqs above `newestSeq` (or `timeoutMs` passes). Each frame,
   // checks that the row that was at the top moved by exactly the scrolled
   // distance (reading-position drift), and counts mounted rows.
   probe.startScroll = (opts) => {
     probe.scroll = {
+      ...walk(opts.timeoutMs),
       px: opts.px,
       items: opts.items,
       newestSeq: opts.newestSeq,
-      deadline: now() + opts.timeoutMs,
-      started: now(),
-      ended: null,
-      done: false,
-      timedOut: false,
-      steps: 0,
-      maxRows: 0,
       maxDrift: 0,
       driftFrames: 0,
       lostAnchor: 0,
       topSeq: null,
       anchor: null,
-      rows: null,
     };
   };
 
@@ -296,8 +316,7 @@
     if (!scroller) return;
     // Kept cheap (a hit test, a few rects): it runs between frames and would
     // otherwise slow down the very scrolling it measures.
-    s.rows = s.rows || scroller.getElementsByClassName("row");
-    s.maxRows = Math.max(s.maxRows, s.rows.length);
+    countRows(s, scroller);
     const box = scroller.getBoundingClientRect();
     const top = box.top;
     if (s.anchor) {
@@ -322,12 +341,7 @@
     const firstTop = first.getBoundingClientRect().top - top;
     const seq = Number(first.dataset.seq);
     if (Number.isFinite(seq)) s.topSeq = s.topSeq === null ? seq : Math.min(s.topSeq, seq);
-    if ((s.topSeq !== null && s.newestSeq - s.topSeq >= s.items) || now() > s.deadline) {
-      s.done = true;
-      s.timedOut = now() > s.deadline;
-      s.ended = now();
-      return;
-    }
+    if (ended(s, s.topSeq !== null && s.newestSeq - s.topSeq >= s.items)) return;
     const before = scroller.scrollTop;
     scroller.scrollTop = before - s.px;
     const after = scroller.scrollTop;
@@ -368,26 +382,18 @@
   probe.startScrollDown = (opts) => {
     probe.resetBlobPeak();
     probe.down = {
+      ...walk(opts.timeoutMs),
       px: opts.px,
       lastSeq: opts.lastSeq,
-      deadline: now() + opts.timeoutMs,
-      started: now(),
-      ended: null,
-      done: false,
-      timedOut: false,
-      steps: 0,
-      maxRows: 0,
       maxThumbs: 0,
       shown: {},
-      rows: null,
     };
   };
 
   const downStep = (s) => {
     const scroller = document.querySelector("[data-testid=timeline]");
     if (!scroller) return;
-    s.rows = s.rows || scroller.getElementsByClassName("row");
-    s.maxRows = Math.max(s.maxRows, s.rows.length);
+    countRows(s, scroller);
     const thumbs = scroller.querySelectorAll("[data-testid=image-thumb]");
     s.maxThumbs = Math.max(s.maxThumbs, thumbs.length);
     for (const img of scroller.querySelectorAll("[data-testid=image-thumb] img[src^='blob:']")) {
@@ -396,12 +402,7 @@
     }
     const atEnd = scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1;
     const last = scroller.querySelector(`.row[data-seq="${s.lastSeq}"]`);
-    if ((atEnd && last) || now() > s.deadline) {
-      s.done = true;
-      s.timedOut = now() > s.deadline;
-      s.ended = now();
-      return;
-    }
+    if (ended(s, atEnd && last)) return;
     scroller.scrollTop += s.px;
     s.steps += 1;
   };

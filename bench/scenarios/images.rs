@@ -7,8 +7,7 @@
 
 use serde_json::json;
 
-use super::{report_long_tasks, Sizes, Urls};
-use crate::cdp::{self, MainThread};
+use super::{report_long_tasks, walk, Sizes, Urls};
 use crate::page::Page;
 use crate::report::{Report, Target};
 use crate::support::secs;
@@ -58,23 +57,16 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
         .await;
     page.settle().await;
 
-    let t0 = page.now().await;
-    let before = cdp::metrics(page.b).await;
-    page.js(
+    let run = walk(
+        page,
+        "the scroll down",
         "window.__bench.startScrollDown(arguments[0]);",
-        vec![json!({ "px": PX_PER_FRAME, "lastSeq": count, "timeoutMs": 120_000 })],
+        json!({ "px": PX_PER_FRAME, "lastSeq": count, "timeoutMs": 120_000 }),
+        DOWN_STATE,
+        secs(150),
     )
     .await;
-    let s = page
-        .b
-        .poll("the scroll down", secs(150), || async {
-            let s = page.js(DOWN_STATE, vec![]).await;
-            s["done"].as_bool().unwrap_or(false).then_some(s)
-        })
-        .await;
-    let main = MainThread::between(&before, &cdp::metrics(page.b).await);
-    let started = s["started"].as_f64().unwrap_or(t0);
-    let ended = s["ended"].as_f64().unwrap_or(f64::NAN);
+    let s = &run.state;
     let blobs = page.js("return window.__bench.blobs;", vec![]).await;
     // The images at the end come in, then the heap is read after a GC.
     let end = page
@@ -85,9 +77,9 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
             (visible > 0 && decoded == visible).then_some(v)
         })
         .await;
-    let all = page.collect(t0).await;
-    let w = all.window(started, ended);
-    let seconds = (ended - started) / 1000.0;
+    let all = page.collect(run.t0).await;
+    let w = all.window(run.started, run.ended);
+    let seconds = (run.ended - run.started) / 1000.0;
 
     report.metric(
         SCENARIO,
@@ -156,8 +148,8 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
         format!(
             "{PX_PER_FRAME} px per frame for {seconds:.1} s, {} frames ({:.1} ms of main-thread CPU per frame; {}); images shown on the way: {} of {count}; most rows mounted {}, thumbnails {}; blob: URLs made {}, revoked {}, most alive at once {}; file.data frames handled: {}, error frames: {}",
             w.frames.len(),
-            main.cpu_ms / w.frames.len().max(1) as f64,
-            main.describe(),
+            run.main.cpu_ms / w.frames.len().max(1) as f64,
+            run.main.describe(),
             s["shown"],
             s["maxRows"],
             s["maxThumbs"],

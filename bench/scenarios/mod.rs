@@ -18,6 +18,52 @@ pub mod thread;
 pub mod throttled;
 pub mod upload;
 
+/// A timed walk of the timeline that the probe ran, once it ended.
+pub struct Walked {
+    /// The page's clock when the walk was asked for.
+    pub t0: f64,
+    /// The probe's state at the end, as `state_js` read it.
+    pub state: serde_json::Value,
+    /// The main thread's CPU over the walk.
+    pub main: crate::cdp::MainThread,
+    /// The page's clock when the walk began and ended.
+    pub started: f64,
+    pub ended: f64,
+}
+
+/// Starts a walk with `start_js` (its `arguments[0]` is `opts`) and waits,
+/// up to `timeout`, until the state `state_js` returns says it is done.
+pub async fn walk(
+    page: &crate::page::Page<'_>,
+    what: &str,
+    start_js: &str,
+    opts: serde_json::Value,
+    state_js: &str,
+    timeout: std::time::Duration,
+) -> Walked {
+    use crate::cdp::{self, MainThread};
+    let t0 = page.now().await;
+    let before = cdp::metrics(page.b).await;
+    page.js(start_js, vec![opts]).await;
+    let state = page
+        .b
+        .poll(what, timeout, || async {
+            let s = page.js(state_js, vec![]).await;
+            s["done"].as_bool().unwrap_or(false).then_some(s)
+        })
+        .await;
+    let main = MainThread::between(&before, &cdp::metrics(page.b).await);
+    let started = state["started"].as_f64().unwrap_or(t0);
+    let ended = state["ended"].as_f64().unwrap_or(f64::NAN);
+    Walked {
+        t0,
+        state,
+        main,
+        started,
+        ended,
+    }
+}
+
 /// Reports the longest main-thread task of `seen` (target: none over
 /// 50 ms), how many there were, the frames missed, and the worst long
 /// frame's attribution.

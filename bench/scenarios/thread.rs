@@ -5,8 +5,7 @@
 
 use serde_json::json;
 
-use super::{Sizes, Urls};
-use crate::cdp::{self, MainThread};
+use super::{walk, Sizes, Urls};
 use crate::measure::percentile;
 use crate::page::Page;
 use crate::report::{Report, Target};
@@ -42,31 +41,24 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
     );
     page.settle().await;
 
-    let t0 = page.now().await;
-    let before = cdp::metrics(page.b).await;
-    page.js(
+    let run = walk(
+        page,
+        "the scroll run",
         "window.__bench.startScroll(arguments[0]);",
-        vec![json!({
+        json!({
             "px": PX_PER_FRAME,
             "items": sizes.scroll_items,
             "newestSeq": sizes.seed_items,
             "timeoutMs": 240_000,
-        })],
+        }),
+        SCROLL_STATE,
+        secs(300),
     )
     .await;
-    let s = page
-        .b
-        .poll("the scroll run", secs(300), || async {
-            let s = page.js(SCROLL_STATE, vec![]).await;
-            s["done"].as_bool().unwrap_or(false).then_some(s)
-        })
-        .await;
-    let main = MainThread::between(&before, &cdp::metrics(page.b).await);
-    let started = s["started"].as_f64().unwrap_or(t0);
-    let ended = s["ended"].as_f64().unwrap_or(f64::NAN);
-    let all = page.collect(t0).await;
-    let w = all.window(started, ended);
-    let seconds = (ended - started) / 1000.0;
+    let s = &run.state;
+    let all = page.collect(run.t0).await;
+    let w = all.window(run.started, run.ended);
+    let seconds = (run.ended - run.started) / 1000.0;
     let passed = sizes.seed_items as f64 - s["topSeq"].as_f64().unwrap_or(f64::NAN);
     let render = w.render_times();
 
@@ -137,8 +129,8 @@ pub async fn run(page: &Page<'_>, urls: &Urls, sizes: Sizes, report: &mut Report
         format!(
             "{PX_PER_FRAME} px per frame for {seconds:.1} s, {} frames ({:.1} ms of main-thread CPU per frame; {}), {pages} older pages loaded on the way; frames where the top row moved off its exact place (> 1 px): {}; anchor row unmounted: {}; DOM nodes at the end: {}{}",
             w.frames.len(),
-            main.cpu_ms / w.frames.len().max(1) as f64,
-            main.describe(),
+            run.main.cpu_ms / w.frames.len().max(1) as f64,
+            run.main.describe(),
             s["driftFrames"],
             s["lostAnchor"],
             all.memory.dom_nodes.unwrap_or(f64::NAN),

@@ -116,9 +116,9 @@ impl Downloads {
                 break;
             };
             self.started += 1;
-            self.next_id += 1;
+            let request_id = self.new_request_id();
             self.active.push(Read {
-                request_id: format!("fg{}", self.next_id),
+                request_id,
                 file_id,
                 bytes: Vec::new(),
                 asked: false,
@@ -202,28 +202,27 @@ impl Downloads {
         out.extend(self.start());
         out
     }
-}
 
-impl Downloads {
+    fn new_request_id(&mut self) -> String {
+        self.next_id += 1;
+        format!("fg{}", self.next_id)
+    }
+
     /// `rate_limited` that names no request: a gateway may refuse any frame
     /// over its limit without saying which (§7 makes `request_id`
     /// optional). A read that has had no answer may be the one refused and
     /// would wait for ever: each is asked again after the pause under a new
     /// `request_id`, so a late answer to the old one is left alone.
     pub fn on_unnamed_rate_limit(&mut self) -> Vec<FileAction> {
-        let mut any = false;
-        for r in self
-            .active
-            .iter_mut()
-            .filter(|r| r.asked && r.bytes.is_empty())
-        {
-            self.next_id += 1;
-            r.request_id = format!("fg{}", self.next_id);
-            r.asked = false;
-            any = true;
-        }
-        if !any {
+        let unanswered: Vec<usize> = (0..self.active.len())
+            .filter(|&i| self.active[i].asked && self.active[i].bytes.is_empty())
+            .collect();
+        if unanswered.is_empty() {
             return Vec::new();
+        }
+        for i in unanswered {
+            self.active[i].request_id = self.new_request_id();
+            self.active[i].asked = false;
         }
         self.paused = true;
         vec![FileAction::Later {

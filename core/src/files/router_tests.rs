@@ -213,17 +213,20 @@ fn a_new_connection_begins_every_unfinished_upload_again() {
     assert_eq!(begun, ["u1", "u3"]);
 }
 
-#[test]
-fn rate_limited_chunks_wait_for_a_wake() {
+/// A connection with `u1` (600,000 bytes) accepted at 0 and its first
+/// chunks out.
+fn sending() -> Files {
     let mut f = connected();
     f.add("u1".into(), "a.png".into(), "image/png".into(), 600_000);
     f.hashed("u1", "ab".repeat(32));
     f.route(frame(
         json!({"type":"file.accept","upload_id":"u1","offset":0}),
     ));
-    let (out, _) = f.route(frame(
-        json!({"type":"error","code":"rate_limited","message":"slow","upload_id":"u1"}),
-    ));
+    f
+}
+
+/// Wakes the timer in `out` and checks that `u1` goes on from offset 0.
+fn wakes_at_zero(f: &mut Files, out: &[FileAction]) {
     let Some(FileAction::Later { wake, .. }) =
         out.iter().find(|a| matches!(a, FileAction::Later { .. }))
     else {
@@ -234,40 +237,30 @@ fn rate_limited_chunks_wait_for_a_wake() {
         again.first(),
         Some(FileAction::SendChunk { offset: 0, .. })
     ));
+}
+
+#[test]
+fn rate_limited_chunks_wait_for_a_wake() {
+    let mut f = sending();
+    let (out, _) = f.route(frame(
+        json!({"type":"error","code":"rate_limited","message":"slow","upload_id":"u1"}),
+    ));
+    wakes_at_zero(&mut f, &out);
 }
 
 #[test]
 fn an_unnamed_rate_limit_sends_chunks_again_from_the_acknowledged_offset() {
-    let mut f = connected();
-    f.add("u1".into(), "a.png".into(), "image/png".into(), 600_000);
-    f.hashed("u1", "ab".repeat(32));
-    f.route(frame(
-        json!({"type":"file.accept","upload_id":"u1","offset":0}),
-    ));
+    let mut f = sending();
     let (out, back) = f.route(frame(
         json!({"type":"error","code":"rate_limited","message":"Too many frames"}),
     ));
     assert!(back.is_some(), "the store still hears of it");
-    let Some(FileAction::Later { wake, .. }) =
-        out.iter().find(|a| matches!(a, FileAction::Later { .. }))
-    else {
-        panic!("no timer: {out:?}");
-    };
-    let again = f.wake(wake.clone());
-    assert!(matches!(
-        again.first(),
-        Some(FileAction::SendChunk { offset: 0, .. })
-    ));
+    wakes_at_zero(&mut f, &out);
 }
 
 #[test]
 fn a_rate_limit_about_something_else_leaves_files_alone() {
-    let mut f = connected();
-    f.add("u1".into(), "a.png".into(), "image/png".into(), 600_000);
-    f.hashed("u1", "ab".repeat(32));
-    f.route(frame(
-        json!({"type":"file.accept","upload_id":"u1","offset":0}),
-    ));
+    let mut f = sending();
     let (out, back) = f.route(frame(
         json!({"type":"error","code":"rate_limited","message":"slow","client_msg_id":"m1"}),
     ));

@@ -180,12 +180,14 @@ fn exif_orientation(app1: &[u8]) -> Option<u16> {
             u16::from_le_bytes(v)
         })
     };
+    // Two halves in the block's byte order.
     let u32_at = |at: usize| -> Option<u32> {
-        let v: [u8; 4] = tiff.get(at..at.checked_add(4)?)?.try_into().ok()?;
+        let first = u32::from(u16_at(at)?);
+        let second = u32::from(u16_at(at.checked_add(2)?)?);
         Some(if big {
-            u32::from_be_bytes(v)
+            first << 16 | second
         } else {
-            u32::from_le_bytes(v)
+            second << 16 | first
         })
     };
     let ifd = usize::try_from(u32_at(4)?).ok()?;
