@@ -26,9 +26,9 @@ window.addEventListener("error", (e) => {
 });
 
 // The app's wasm comes in two parts (scripts/split-wasm): the first load,
-// with what starting the app and a first turn run, and the deferred part,
-// with the rest (settings, search, export, …), fetched and linked here
-// once the app has started. A call into the deferred part before that
+// with what starting the app and showing a thread's history run, and the
+// deferred part, with the rest (turns, settings, search, export, …),
+// fetched and linked here once the app has started. A call into the deferred part before that
 // reaches a placeholder (the glue's `placeholder` imports), which loads it
 // there and then, with a synchronous request (the call cannot wait), and
 // makes the call. Linking it replaces every placeholder in the function
@@ -40,11 +40,13 @@ const deferred = {
   state: "waiting", // then "linked", or "failed" if the fetch after start failed
   placeholderCalls: 0,
   syncLoads: 0,
+  linkedAt: null, // ms since navigation start
 };
 const link = (module) => {
   if (deferred.state === "linked") return;
   new WebAssembly.Instance(module, { primary: deferred.exports() });
   deferred.state = "linked";
+  deferred.linkedAt = performance.now();
 };
 const loadNow = () => {
   deferred.syncLoads++;
@@ -80,7 +82,12 @@ window.__ariaDeferred = {
   // For the tests and the bench: where the deferred part stands. Defined
   // before the wait for the first paint, so it is there once the page has
   // loaded (a module's top-level await does not hold up the load event).
-  status: () => ({ state: deferred.state, placeholderCalls: deferred.placeholderCalls, syncLoads: deferred.syncLoads }),
+  status: () => ({
+    state: deferred.state,
+    placeholderCalls: deferred.placeholderCalls,
+    syncLoads: deferred.syncLoads,
+    linkedAt: deferred.linkedAt,
+  }),
 };
 
 // The JS and the wasm are fetched once the static frame (index.html) is on

@@ -95,6 +95,7 @@ pub async fn run(page: &Page<'_>, urls: &Urls, dist: &Path, sizes: Sizes, report
 
     let mut composer = Vec::new();
     let mut connected = Vec::new();
+    let mut linked = Vec::new();
     for _ in 0..sizes.loads {
         page.b.goto("about:blank").await;
         page.b.goto(&urls.with("", "")).await;
@@ -114,6 +115,15 @@ pub async fn run(page: &Page<'_>, urls: &Urls, dist: &Path, sizes: Sizes, report
             .await;
         composer.push(marks.0);
         connected.push(marks.1);
+        let at = page
+            .b
+            .poll("the deferred part linked", secs(30), || async {
+                page.js("return window.__ariaDeferred.status().linkedAt;", vec![])
+                    .await
+                    .as_f64()
+            })
+            .await;
+        linked.push(at);
     }
     report.metric(
         SCENARIO,
@@ -129,10 +139,17 @@ pub async fn run(page: &Page<'_>, urls: &Urls, dist: &Path, sizes: Sizes, report
         "ms",
         None,
     );
+    report.metric(
+        SCENARIO,
+        "navigation → deferred part linked (turns, settings, …)",
+        median(&linked),
+        "ms",
+        None,
+    );
     report.note(
         SCENARIO,
         format!(
-            "each load: about:blank, then the app; composer ready = its textarea is in the DOM with handlers attached (ms since navigation start): {composer:.0?}; connected: {connected:.0?}"
+            "each load: about:blank, then the app; composer ready = its textarea is in the DOM with handlers attached (ms since navigation start): {composer:.0?}; connected: {connected:.0?}; deferred part linked: {linked:.0?}"
         ),
     );
 }

@@ -1,12 +1,17 @@
-// Runs the app the way a first visit does, in headless Chromium, and
-// writes the wasm-split profile of which functions ran (scripts/
-// split-profile): start, connect, a turn of each common kind (markdown,
-// tools with commentary, reasoning, a streamed answer), a new thread and
-// back, two more threads; a reload, which starts again with history; and
-// a link to a message through another address (`?gateway=…#/t/<id>/<seq>`,
-// as shared links and other gateways' users open the app), asked about,
-// remembered, then opened again. Whatever this does not run goes to the
-// deferred part.
+// Runs the app in headless Chromium and writes the wasm-split profile of
+// what starting it runs (scripts/split-profile): the functions that ran in
+// three visits, each followed until it shows what it opened and then for
+// 3 s (timers, the offline copy, the service worker):
+// - a first visit, with no history, until its composer takes input;
+// - a link to the first message of a thread with history of every common
+//   kind (markdown and code, tools with commentary, reasoning), all of it
+//   on screen, on the page's own gateway (`#/t/<id>/<seq>`);
+// - a reload of it (settings, the offline copy and the thread list are
+//   there at start).
+// The turns that make that history run between the visits and are not
+// profiled: sending and streaming, like everything else the visits do not
+// run, are in the deferred part, which boot.js fetches as soon as the app
+// has started (docs/build.md).
 //
 //   node scripts/lib/profile-workload.js URL OUT
 // The page must run the instrumented wasm (`wasm-split --instrument`).
@@ -18,7 +23,10 @@ const path = require("path");
 const puppeteer = require(path.join(__dirname, "..", "..", "tools", "lighthouse", "node_modules", "puppeteer-core"));
 
 const [url, out] = process.argv.slice(2);
-const TURNS = ["hello", "/demo tools", "/demo reasoning", "/demo stream 20"];
+const TURNS = ["hello", "/demo tools", "/demo reasoning"];
+// How long each visit is followed once it shows: twice the offline
+// copy's delay before it writes what a visit showed (src/ui/wiring/offline.rs).
+const SETTLE_MS = 3000;
 
 // The instrumented wasm's profile of this page: an 8-byte module hash,
 // then a u32 per function, when it first ran (0: never).
@@ -40,9 +48,13 @@ const profileOf = async (page) =>
     executablePath: process.env.CHROME_PATH || "/usr/bin/chromium",
     headless: true,
     userDataDir: profileDir,
+    // Tall enough that the whole thread the visits open is on screen (the
+    // timeline mounts only the rows near the screen).
+    defaultViewport: { width: 1280, height: 2400 },
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
       "--disable-component-update", "--disable-sync"],
   });
+  const settle = () => new Promise((done) => setTimeout(done, SETTLE_MS));
   try {
     const page = await browser.newPage();
     const errors = [];
@@ -50,6 +62,18 @@ const profileOf = async (page) =>
     await page.goto(url);
     await page.waitForFunction(() => document.documentElement.dataset.booted === "true", { timeout: 30000 });
     await page.waitForSelector("#composer-input:not([disabled])", { timeout: 30000 });
+    await settle();
+    const visits = [await profileOf(page)];
+    // Two other threads for the thread list, then the thread that the
+    // visits open, left at once after its last answer: its offline copy
+    // is written by the next visit (as after a tab closed right away).
+    for (const text of ["a first thread", "a second"]) {
+      await page.type("#composer-input", text);
+      await page.keyboard.press("Enter");
+      await page.waitForFunction(() => document.querySelector(".msg-assistant footer"), { timeout: 30000 });
+      await page.click("[data-testid='new-thread']");
+      await page.waitForFunction(() => document.querySelectorAll(".msg").length === 0, { timeout: 10000 });
+    }
     for (const text of TURNS) {
       const answers = await page.$$eval(".msg-assistant", (all) => all.length);
       await page.type("#composer-input", text);
@@ -60,44 +84,18 @@ const profileOf = async (page) =>
         answers,
       );
     }
-    const firstThread = await page.evaluate(() => location.hash);
-    await page.click("[data-testid='new-thread']");
-    await page.waitForFunction(() => document.querySelectorAll(".msg").length === 0, { timeout: 10000 });
-    await page.goBack();
-    await page.waitForFunction(() => document.querySelectorAll(".msg-assistant").length > 0, { timeout: 10000 });
-    // A second visit: the thread list and the open thread's history come
-    // from the gateway (and the offline copy) at start.
-    for (const text of ["a second thread", "a third"]) {
-      await page.click("[data-testid='new-thread']");
-      await page.type("#composer-input", text);
-      await page.keyboard.press("Enter");
-      await page.waitForFunction(() => document.querySelector(".msg-assistant footer"), { timeout: 30000 });
-    }
-    const visits = [await profileOf(page)];
-    const started = async () => {
-      await page.waitForFunction(() => document.documentElement.dataset.booted === "true", { timeout: 30000 });
-      await new Promise((done) => setTimeout(done, 1500));
-    };
-    await page.reload();
-    await started();
-    await page.waitForFunction(() => document.querySelector(".msg-assistant footer"), { timeout: 30000 });
-    visits.push(await profileOf(page));
-
-    // The same gateway by another name is another address: the link asks.
-    const origin = new URL(url);
-    const link = `${origin.origin}/?gateway=ws://localhost:${origin.port}/ws${firstThread}/3`;
-    const marked = "[data-testid=timeline] .row[data-seq='3'][aria-current=true]";
-    await page.goto(link);
-    await started();
-    const prompt = "[data-testid=gateway-prompt][data-kind=link]";
-    await page.waitForSelector(prompt, { timeout: 30000 });
-    await page.click(`${prompt} input[name=remember_gateway]`);
-    await page.click(`${prompt} [data-testid=gateway-accept]`);
+    const thread = await page.evaluate(() => location.hash);
+    // A link to the first message of that thread, on the page's own
+    // gateway: the whole thread from its beginning.
+    const marked = "[data-testid=timeline] .row[data-seq='1'][aria-current=true]";
+    await page.goto("about:blank");
+    await page.goto(`${url}${thread}/1`);
     await page.waitForSelector(marked, { timeout: 30000 });
+    await settle();
     visits.push(await profileOf(page));
     await page.reload();
-    await started();
     await page.waitForSelector(marked, { timeout: 30000 });
+    await settle();
     visits.push(await profileOf(page));
     if (errors.length) throw new Error(`the page failed: ${errors.join("; ")}`);
 

@@ -1,7 +1,7 @@
 //! The app's wasm in two parts (scripts/split-wasm): the first load starts
-//! the app and runs a turn alone; the deferred part, fetched once the app
-//! has started, links itself, and if that fetch failed, the first call into
-//! it loads it (boot.js).
+//! the app and shows a thread's history alone; the deferred part, fetched
+//! once the app has started, links itself, and if that fetch failed, the
+//! first call into it (a turn, the settings) loads it (boot.js).
 
 use serde_json::{json, Value};
 
@@ -27,6 +27,8 @@ async fn open_blocked(app: &App, url: &str) {
     b.cdp("Network.enable", json!({})).await;
     b.cdp("Network.setBlockedURLs", json!({ "urls": [DEFERRED] }))
         .await;
+    // A new page even where `url` differs from the current one by its hash.
+    b.goto("about:blank").await;
     b.goto(url).await;
 }
 
@@ -81,23 +83,74 @@ async fn the_deferred_part_is_fetched_and_linked_after_start() {
     app.finish().await;
 }
 
+/// A thread with history of the common kinds: a markdown answer, tools
+/// with commentary, reasoning. Returns its hash and the `seq` of its
+/// first row.
+async fn thread_with_history(app: &App) -> (String, u64) {
+    let b = &app.browser;
+    connected(b).await;
+    for (i, text) in ["hello", "/demo tools", "/demo reasoning"]
+        .iter()
+        .enumerate()
+    {
+        send(b, text).await;
+        wait_answers(b, i + 1).await;
+    }
+    let thread = hash(b).await;
+    let seq = b
+        .js(
+            "return Number(document.querySelector('[data-testid=timeline] .row[data-seq]').dataset.seq);",
+            vec![],
+        )
+        .await
+        .as_u64()
+        .unwrap_or(0);
+    (thread, seq)
+}
+
 #[tokio::test]
-async fn the_first_load_alone_runs_a_turn_and_a_call_loads_the_rest() {
+async fn a_link_to_a_message_shows_its_history_on_the_first_load_alone() {
+    let app = App::start().await;
+    let b = &app.browser;
+    let (thread, seq) = thread_with_history(&app).await;
+
+    // A link to a message (`#/t/<id>/<seq>`) opened anew, then reloaded:
+    // start-up, the thread list and the history with its tool cards run on
+    // the first load alone.
+    open_blocked(&app, &format!("{}{thread}/{seq}", app.gateway.app_url())).await;
+    wait_marked(b, seq).await;
+    if b.count(".tool-card").await == 0 {
+        b.fail("the thread's history showed no tool cards").await;
+    }
+    assert_first_load_alone(b, "a link to a message").await;
+    reload(b).await;
+    wait_marked(b, seq).await;
+    assert_first_load_alone(b, "a reload of a thread").await;
+
+    // The first turn calls into it and loads it there and then.
+    b.cdp("Network.setBlockedURLs", json!({ "urls": [] })).await;
+    let answers = b.count(".msg-assistant").await;
+    send(b, "/demo tools").await;
+    wait_answers(b, answers + 1).await;
+    let s = status(b).await;
+    if s["state"] != "linked" || s["syncLoads"] != 1 {
+        b.fail(&format!(
+            "the first turn did not load the deferred part once: {s}"
+        ))
+        .await;
+    }
+    app.close().await;
+}
+
+#[tokio::test]
+async fn a_first_visit_starts_on_the_first_load_alone() {
     let app = App::unopened(GatewayOpts::default()).await;
     let b = &app.browser;
     open_blocked(&app, &app.gateway.app_url()).await;
     connected(b).await;
-    wait_state(b, "failed").await;
-
-    // Start-up and a turn with tools, commentary and a markdown answer run
-    // on the first load alone: no call reached the deferred part.
-    send(b, "/demo tools").await;
-    wait_answers(b, 1).await;
-    let cards = b.count(".tool-card").await;
-    if cards == 0 {
-        b.fail("the turn showed no tool cards").await;
-    }
-    assert_first_load_alone(b, "start-up and a turn with tools").await;
+    b.wait_for("#composer-input:not([disabled])", secs(10))
+        .await;
+    assert_first_load_alone(b, "a first visit").await;
 
     // The first call into it (the settings panel) loads it there and then.
     b.cdp("Network.setBlockedURLs", json!({ "urls": [] })).await;
@@ -117,46 +170,37 @@ async fn the_first_load_alone_runs_a_turn_and_a_call_loads_the_rest() {
     app.close().await;
 }
 
-/// The way shared links and other gateways' users open the app: a link to
-/// a message through a gateway at another address than the page's, asked
-/// about and remembered, then opened again with the stored settings. Both
-/// start on the first load alone.
+/// A link through a gateway at another address than the page's, asked
+/// about (in the deferred part), works while that part is still on its
+/// way: the prompt's call loads it.
 #[tokio::test]
-async fn a_link_to_a_message_through_another_address_starts_on_the_first_load_alone() {
+async fn a_link_through_another_address_loads_the_deferred_part_when_asked() {
     let app = App::start().await;
     let b = &app.browser;
-    connected(b).await;
-    send(b, "hello").await;
-    wait_answers(b, 1).await;
-    let thread = hash(b).await;
-    let seq = b
-        .js(
-            "return Number(document.querySelector('[data-testid=timeline] .row[data-seq]').dataset.seq);",
-            vec![],
-        )
-        .await
-        .as_u64()
-        .unwrap_or(0);
+    let (thread, seq) = thread_with_history(&app).await;
     let link = format!(
         "{}/?gateway={}{thread}/{seq}",
         page_origin(),
         app.gateway.ws_url()
     );
-
-    open_blocked(&app, &link).await;
-    // The prompt, or the call into the deferred part that stopped it.
-    b.poll("the link's prompt", secs(20), || async {
-        let called = status(b).await["placeholderCalls"] != 0;
-        (called || b.exists(GATEWAY_PROMPT).await).then_some(())
-    })
+    b.cdp("Network.enable", json!({})).await;
+    // Slow enough that the app starts first: the prompt is asked for
+    // before the deferred part has linked itself.
+    b.cdp(
+        "Network.emulateNetworkConditions",
+        json!({ "offline": false, "latency": 1500, "downloadThroughput": -1, "uploadThroughput": -1 }),
+    )
     .await;
-    assert_first_load_alone(b, "a link through another address").await;
+    b.goto(&link).await;
+    b.wait_for(GATEWAY_PROMPT, secs(30)).await;
+    b.cdp(
+        "Network.emulateNetworkConditions",
+        json!({ "offline": false, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1 }),
+    )
+    .await;
     answer_link_prompt(b, true, None, true).await;
     wait_marked(b, seq).await;
-    assert_first_load_alone(b, "a link through another address").await;
-
     reload(b).await;
     wait_marked(b, seq).await;
-    assert_first_load_alone(b, "the link again, its gateway remembered").await;
     app.close().await;
 }

@@ -52,7 +52,10 @@ pub fn ProgressDraft() -> impl IntoView {
     }
 }
 
-/// The draft's visible lines; `true` marks the label.
+/// The draft's visible lines; `true` marks the label. Not inlined into the
+/// component, which every thread mounts, so that the first-load split
+/// (docs/build.md) can leave it out of the first load.
+#[inline(never)]
 fn draft_lines(turn: &TurnView, p: &ProgressSettings) -> Vec<(bool, String)> {
     let max_chars = p.max_line_chars as usize;
     let label = match p.label {

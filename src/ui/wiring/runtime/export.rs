@@ -59,7 +59,10 @@ impl Runtime {
     }
 
     /// An export's page, taken before the store sees it (the store pairs
-    /// its own replies with its requests in order).
+    /// its own replies with its requests in order). Not inlined into the
+    /// socket's handler, so that the first-load split (docs/build.md) can
+    /// leave the export out of the first load.
+    #[inline(never)]
     pub(super) fn on_export_page(&self, h: crate::protocol::History) {
         let now = browser::now_ms();
         let step = self
