@@ -120,7 +120,9 @@ pub async fn run(page: &Page<'_>, urls: &Urls, dist: &Path, sizes: Sizes, report
         let at = page
             .b
             .poll("the deferred part linked", secs(30), || async {
-                let s = page.js("return window.__ariaDeferred.status();", vec![]).await;
+                let s = page
+                    .js("return window.__ariaDeferred.status();", vec![])
+                    .await;
                 match s.get("linkedAt") {
                     None => Some(None),
                     Some(at) => at.as_f64().map(Some),
