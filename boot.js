@@ -28,11 +28,12 @@ window.addEventListener("error", (e) => {
 // The app's wasm comes in two parts (scripts/split-wasm): the first load,
 // with what starting the app and showing a thread's history run, and the
 // deferred part, with the rest (turns, settings, search, export, …),
-// fetched and linked here once the app has started. A call into the deferred part before that
-// reaches a placeholder (the glue's `placeholder` imports), which loads it
-// there and then, with a synchronous request (the call cannot wait), and
-// makes the call. Linking it replaces every placeholder in the function
-// table, so each call after that goes straight to its function.
+// fetched and linked here once the app has started. A call into the
+// deferred part before that reaches a placeholder (the glue's
+// `placeholder` imports), which loads it there and then, with a
+// synchronous request (the call cannot wait), and makes the call. Linking
+// it replaces every placeholder in the function table, so each call after
+// that goes straight to its function.
 const tag = document.getElementById("aria-boot");
 const deferred = {
   url: tag.dataset.deferred, // none in a build that is not split (debug)

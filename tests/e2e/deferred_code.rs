@@ -193,6 +193,13 @@ async fn a_link_through_another_address_loads_the_deferred_part_when_asked() {
     .await;
     b.goto(&link).await;
     b.wait_for(GATEWAY_PROMPT, secs(30)).await;
+    let s = status(b).await;
+    if s["syncLoads"] != 1 {
+        b.fail(&format!(
+            "the prompt did not load the deferred part itself: {s}"
+        ))
+        .await;
+    }
     b.cdp(
         "Network.emulateNetworkConditions",
         json!({ "offline": false, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1 }),
