@@ -48,6 +48,10 @@ const link = (module) => {
   new WebAssembly.Instance(module, { primary: deferred.exports() });
   deferred.state = "linked";
   deferred.linkedAt = performance.now();
+  // The app rehearses a streamed answer once it may call that part
+  // (src/ui/browser/boot.rs, `when_deferred_linked`); told after the
+  // current call, which may be the app's own (a placeholder's load).
+  queueMicrotask(() => window.dispatchEvent(new Event("aria-deferred-linked")));
 };
 const loadNow = () => {
   deferred.syncLoads++;

@@ -23,6 +23,7 @@ mod e2e {
     mod chat;
     mod deferred_code;
     mod harness;
+    mod rehearsal;
     mod timeline;
 }
 

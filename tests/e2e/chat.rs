@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::support::ui::wait_rehearsed;
 use crate::support::{secs, App, GatewayOpts};
 
 const COMPOSER: &str = "form[data-testid=composer] textarea";
@@ -56,7 +57,8 @@ Object.defineProperty(window, '__ariaMarkdown', {
 
 /// Once the page is idle, the warm-up streams 40 KiB of markdown through a
 /// renderer of its own, in snapshots, so that the engine optimizes the
-/// parser before a first long answer needs it, and frees that renderer.
+/// parser before a first long answer needs it, and frees that renderer (as
+/// the rehearsal of an answer frees its own).
 #[tokio::test]
 async fn the_parser_is_run_hot_at_idle_and_its_renderer_freed() {
     let app = App::unopened(GatewayOpts::default()).await;
@@ -86,7 +88,10 @@ async fn the_parser_is_run_hot_at_idle_and_its_renderer_freed() {
         ))
         .await;
     }
-    // No message was sent: every renderer so far is the warm-up's, freed.
+    // No message was sent: every renderer so far is the warm-up's or the
+    // rehearsal's of a streamed answer (src/ui/wiring/rehearsal.rs), and
+    // each is freed once they are over.
+    wait_rehearsed(b).await;
     let kept = b
         .js(
             "return window.__renderers.filter(r => !r.freed).length;",
@@ -94,8 +99,10 @@ async fn the_parser_is_run_hot_at_idle_and_its_renderer_freed() {
         )
         .await;
     if kept != 0 {
-        b.fail(&format!("{kept} warm-up renderers were not freed"))
-            .await;
+        b.fail(&format!(
+            "{kept} warm-up or rehearsal renderers were not freed"
+        ))
+        .await;
     }
     app.finish().await;
 }

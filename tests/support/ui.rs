@@ -181,6 +181,25 @@ pub async fn new_thread_pane(b: &Browser) {
     .await;
 }
 
+/// Waits until the page's idle rehearsal of a streamed answer is over
+/// (src/ui/wiring/rehearsal.rs marks it `aria-rehearsed`).
+pub async fn wait_rehearsed(b: &Browser) {
+    b.poll(
+        "the rehearsal's end (mark aria-rehearsed)",
+        secs(20),
+        || async {
+            let marks = b
+                .js(
+                    "return performance.getEntriesByName('aria-rehearsed').length;",
+                    vec![],
+                )
+                .await;
+            (marks.as_u64() == Some(1)).then_some(())
+        },
+    )
+    .await;
+}
+
 /// Counts finished answers (rows with a footer) per thread, by row key, in
 /// a set that only grows: the timeline mounts only the rows near the
 /// screen, so counting the DOM would lose answers scrolled far away.

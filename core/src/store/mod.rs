@@ -24,6 +24,7 @@ mod nesting;
 mod offline;
 mod pending_sends;
 mod plan;
+mod rehearsal;
 mod row;
 mod row_key;
 mod search;
@@ -60,6 +61,7 @@ pub use jump::Focus;
 pub use navigator::{Editable, Navigator, NodeKind};
 pub use nesting::NestedCount;
 pub use pending_sends::PendingSend;
+pub use rehearsal::{rehearsal_frames, rehearse};
 pub use row::{
     shown_choices, Answer, Approval, ApprovalState, Row, RowBody, SendState, ToolCall, ToolState,
     UserMessage,

@@ -50,10 +50,11 @@ extern "C" {
 }
 
 /// Markdown of the common kinds, math included (ASCII: any cut is a char
-/// boundary), for [`MarkdownModule::warm_up`]. The formulas take the
+/// boundary), for [`MarkdownModule::warm_up`] and the app's rehearsal of
+/// a streamed answer (`ui/wiring/rehearsal.rs`). The formulas take the
 /// converter's usual paths (scripts, fractions, roots, a big operator, a
 /// matrix), so a first answer with math does not compile them.
-const WARM_UP: &str =
+pub(crate) const WARM_UP: &str =
     "# Title\n\nSome **bold**, *em*, `code`, $x^2$, \\(a_{n} = \\frac{\\sqrt{x} + 1}{2}\\) \
     and [a link](https://example.com).\n\n\
     $$\n\\sum_{k=1}^{n} k^2 = \\begin{pmatrix} 1 & 0 \\\\ 0 & 1 \\end{pmatrix}\n$$\n\n\

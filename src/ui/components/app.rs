@@ -21,6 +21,7 @@ use crate::ui::hooks::attention;
 use crate::ui::hooks::shortcuts;
 use crate::ui::hooks::visual_viewport;
 use crate::ui::wiring::offline;
+use crate::ui::wiring::rehearsal;
 use crate::ui::wiring::runtime::Runtime;
 
 #[component]
@@ -32,7 +33,9 @@ pub fn App() -> impl IntoView {
     let rt = Runtime::start();
     provide_context(rt);
     provide_context(Announcer::new());
-    provide_context(MarkdownModule::load());
+    let markdown = MarkdownModule::load();
+    provide_context(markdown);
+    rehearsal::rehearse_when_ready(markdown);
     attention::install(rt);
     offline::install(rt);
     service_worker::register();

@@ -58,9 +58,19 @@ pub fn MarkdownView(
         .unwrap_or_default()
     });
     let rendered_with = StoredValue::new(MathOptions::default());
+    // A view made while its answer streams shows the text from the next
+    // frame on: the frame that makes a turn's rows (often with the new
+    // thread, the question's echo and the typing dots, all in one burst of
+    // frames) does not also lay out the answer's first KiB.
+    let shown = RwSignal::new(!live.get_untracked());
+    if !shown.get_untracked() {
+        request_animation_frame(move || {
+            shown.try_set(true);
+        });
+    }
 
     Effect::new(move |_| {
-        let (Some(stable), Some(tail)) = (stable.get(), tail.get()) else {
+        let (Some(stable), Some(tail), true) = (stable.get(), tail.get(), shown.get()) else {
             return;
         };
         let live = live.get();

@@ -1,0 +1,67 @@
+//! The idle rehearsal of a streamed answer (src/ui/wiring/rehearsal.rs):
+//! once the deferred part is linked, a made-up answer streams into a
+//! bubble that is never in the page; nothing of it is seen, and the first
+//! real answer after it streams as usual.
+
+use serde_json::json;
+
+use crate::support::ui::{connected, reload, send, wait_answers, wait_rehearsed};
+use crate::support::App;
+
+/// Records, from the page's first script on, every assistant bubble or
+/// rendered markdown that is ever in the document.
+const WATCH_THE_PAGE: &str = r#"
+window.__bubblesSeen = 0;
+new MutationObserver(() => {
+  window.__bubblesSeen = Math.max(window.__bubblesSeen,
+    document.querySelectorAll('.msg-assistant, .markdown .md-tail').length);
+}).observe(document, { subtree: true, childList: true });
+"#;
+
+#[tokio::test]
+async fn an_answer_is_rehearsed_unseen_once_the_deferred_part_is_linked() {
+    let app = App::start().await;
+    let b = &app.browser;
+    b.cdp(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({ "source": WATCH_THE_PAGE }),
+    )
+    .await;
+    reload(b).await;
+    connected(b).await;
+    wait_rehearsed(b).await;
+    let seen = b
+        .js(
+            "return [window.__bubblesSeen, window.__ariaDeferred.status()];",
+            vec![],
+        )
+        .await;
+    if seen[0] != 0 {
+        b.fail(&format!(
+            "the rehearsal's bubble was in the page ({} bubbles seen)",
+            seen[0]
+        ))
+        .await;
+    }
+    if seen[1]["state"] != "linked" || seen[1]["syncLoads"] != 0 {
+        b.fail(&format!(
+            "the rehearsal ran before the deferred part was linked: {}",
+            seen[1]
+        ))
+        .await;
+    }
+    // The first real answer after it: streamed, finished, with its text.
+    send(b, "hello").await;
+    wait_answers(b, 1).await;
+    let text = b
+        .js(
+            "const a = document.querySelector('.msg-assistant .msg-body'); \
+             return a ? a.textContent : null;",
+            vec![],
+        )
+        .await;
+    if !text.as_str().is_some_and(|t| t.contains("hello")) {
+        b.fail(&format!("the answer after the rehearsal shows {text}"))
+            .await;
+    }
+}
