@@ -42,16 +42,15 @@ const deferred = {
   placeholderCalls: 0,
   syncLoads: 0,
   linkedAt: null, // ms since navigation start
+  onLinked: [], // what `whenLinked` was given before the link
 };
 const link = (module) => {
   if (deferred.state === "linked") return;
   new WebAssembly.Instance(module, { primary: deferred.exports() });
   deferred.state = "linked";
   deferred.linkedAt = performance.now();
-  // The app rehearses a streamed answer once it may call that part
-  // (src/ui/browser/boot.rs, `when_deferred_linked`); told after the
-  // current call, which may be the app's own (a placeholder's load).
-  queueMicrotask(() => window.dispatchEvent(new Event("aria-deferred-linked")));
+  // After the current call, which may be the app's own (a placeholder's load).
+  for (const f of deferred.onLinked.splice(0)) queueMicrotask(f);
 };
 const loadNow = () => {
   deferred.syncLoads++;
@@ -83,6 +82,14 @@ window.__ariaDeferred = {
         return deferred.exports()["%table"].get(Number(index))(...args);
       },
     });
+  },
+  // Runs `f` once the deferred part is linked (soon, if it is), so that
+  // its code runs without being loaded there and then: never in a build
+  // that is not split, nor once its fetch has failed
+  // (src/ui/browser/boot.rs, `when_deferred_linked`).
+  whenLinked(f) {
+    if (deferred.state === "linked") queueMicrotask(f);
+    else if (deferred.url && deferred.state === "waiting") deferred.onLinked.push(f);
   },
   // For the tests and the bench: where the deferred part stands. Defined
   // before the wait for the first paint, so it is there once the page has

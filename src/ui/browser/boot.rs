@@ -31,43 +31,22 @@ fn document() -> Option<web_sys::Document> {
     web_sys::window()?.document()
 }
 
-/// Runs `f` once boot.js has linked the app's deferred part (at once if it
+/// Runs `f` once boot.js has linked the app's deferred part (soon, if it
 /// has): code of that part runs without loading it there and then. Never
 /// in a build that is not split, which has no such part, nor when its
 /// fetch failed (a call into it would load it synchronously).
 pub fn when_deferred_linked(f: impl FnOnce() + 'static) {
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
-    let Some(window) = web_sys::window() else {
+    let Some(boot) = web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str("__ariaDeferred")).ok())
+    else {
         return;
     };
-    let state = js_sys::Reflect::get(&window, &JsValue::from_str("__ariaDeferred"))
+    let when = js_sys::Reflect::get(&boot, &JsValue::from_str("whenLinked"))
         .ok()
-        .and_then(|d| {
-            let status = js_sys::Reflect::get(&d, &JsValue::from_str("status")).ok()?;
-            status.dyn_into::<js_sys::Function>().ok()?.call0(&d).ok()
-        })
-        .and_then(|s| js_sys::Reflect::get(&s, &JsValue::from_str("state")).ok())
-        .and_then(|s| s.as_string());
-    let split = document()
-        .and_then(|d| d.get_element_by_id("aria-boot"))
-        .and_then(|tag| tag.get_attribute("data-deferred"))
-        .is_some_and(|url| !url.is_empty());
-    match state.as_deref() {
-        Some("linked") => f(),
-        Some("waiting") if split => {
-            let linked = Closure::once_into_js(f);
-            let options = web_sys::AddEventListenerOptions::new();
-            options.set_once(true);
-            let _ = window.add_event_listener_with_callback_and_add_event_listener_options(
-                DEFERRED_LINKED,
-                linked.unchecked_ref(),
-                &options,
-            );
-        }
-        _ => {}
+        .and_then(|w| w.dyn_into::<js_sys::Function>().ok());
+    if let Some(when) = when {
+        let _ = when.call1(&boot, &Closure::once_into_js(f));
     }
 }
-
-/// boot.js's event on `window` once the deferred part is linked.
-const DEFERRED_LINKED: &str = "aria-deferred-linked";

@@ -26,21 +26,25 @@ const SNAPSHOTS: usize = 4;
 /// The performance mark once it is over (for the tests and the bench).
 const DONE_MARK: &str = "aria-rehearsed";
 
-/// Starts the rehearsal once `module` is ready and the deferred part is
-/// linked. Call it where the bubble's context (the runtime, the markdown
-/// module) is provided: the bubble is made under the current owner.
+/// Starts the rehearsal once the deferred part is linked and `module` is
+/// ready. Call it where the bubble's context (the runtime, the markdown
+/// module) is provided: the bubble is made under the current owner. All
+/// but this call is deferred code (the first load stays as small).
 pub fn rehearse_when_ready(module: MarkdownModule) {
     let Some(owner) = Owner::current() else {
         return;
     };
-    let started = StoredValue::new(false);
-    Effect::new(move |_| {
-        if !module.ready() || started.get_value() {
-            return;
-        }
-        started.set_value(true);
-        let owner = owner.clone();
-        when_deferred_linked(move || browser::when_idle(move || rehearse(owner)));
+    when_deferred_linked(move || {
+        owner.clone().with(|| {
+            Effect::new(move |started: Option<bool>| {
+                if started == Some(true) || !module.ready() {
+                    return started.unwrap_or(false);
+                }
+                let owner = owner.clone();
+                browser::when_idle(move || rehearse(owner));
+                true
+            });
+        });
     });
 }
 
