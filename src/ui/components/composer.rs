@@ -92,7 +92,12 @@ pub fn Composer() -> impl IntoView {
                 on:compositionend=move |_| ime.end()
                 on:blur=move |_| ime.blur()></textarea>
             <Show when=busy>
-                <button type="button" class="stop-button" data-testid="stop" on:click=stop aria-label="Stop the agent">"■"</button>
+                <button type="button" class="stop-button" data-testid="stop" on:click=stop aria-label="Stop the agent">
+                    // Drawn in CSS: a glyph such as ■ that the page's font
+                    // lacks sends the browser looking for a font that has
+                    // it, milliseconds of layout in the frame a turn starts.
+                    <span class="stop-icon" aria-hidden="true"></span>
+                </button>
             </Show>
             <button type="submit" class="send-button" data-testid="send" aria-label="Send"
                 disabled=move || rt.files.waiting.get() || (text.with(|t| t.trim().is_empty()) && !has_files())>"➤"</button>

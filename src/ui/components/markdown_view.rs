@@ -31,6 +31,9 @@ use crate::ui::wiring::runtime::Runtime;
 
 /// The tail's class while it holds plain text (no markdown module yet).
 const PLAIN: &str = "md-plain";
+/// The most text a streamed answer's view may be made with and still wait
+/// a frame before showing it: a turn's first snapshots.
+const STARTING_BYTES: usize = 4 * 1024;
 
 #[component]
 pub fn MarkdownView(
@@ -58,11 +61,14 @@ pub fn MarkdownView(
         .unwrap_or_default()
     });
     let rendered_with = StoredValue::new(MathOptions::default());
-    // A view made while its answer streams shows the text from the next
-    // frame on: the frame that makes a turn's rows (often with the new
-    // thread, the question's echo and the typing dots, all in one burst of
-    // frames) does not also lay out the answer's first KiB.
-    let shown = RwSignal::new(!live.get_untracked());
+    // A view made at the start of a streamed answer (live, its first KiB
+    // or so) shows the text from the next frame on: the frame that makes
+    // a turn's rows (often with the new thread, the question's echo and
+    // the typing dots, all in one burst of frames) does not also lay out
+    // that text. A longer one, mounted again as it scrolls back into
+    // view, shows at once (no frame without its text).
+    let starting = live.get_untracked() && text.with_untracked(|t| t.len() <= STARTING_BYTES);
+    let shown = RwSignal::new(!starting);
     if !shown.get_untracked() {
         request_animation_frame(move || {
             shown.try_set(true);
