@@ -61,7 +61,7 @@ pub use jump::Focus;
 pub use navigator::{Editable, Navigator, NodeKind};
 pub use nesting::NestedCount;
 pub use pending_sends::PendingSend;
-pub use rehearsal::{rehearsal_frames, rehearse};
+pub use rehearsal::rehearse;
 pub use row::{
     shown_choices, Answer, Approval, ApprovalState, Row, RowBody, SendState, ToolCall, ToolState,
     UserMessage,

@@ -16,7 +16,7 @@ const MESSAGE: &str = "rehearsal-answer";
 /// streams `markdown` in `snapshots` growing snapshots (at least one),
 /// as JSON text: `ready`, the thread's empty history, `message.start`,
 /// the `message.update`s and `message.stop`.
-pub fn rehearsal_frames(markdown: &str, snapshots: usize) -> Vec<String> {
+fn rehearsal_frames(markdown: &str, snapshots: usize) -> Vec<String> {
     let mut frames = vec![
         json!({"type": "ready", "protocol": 1, "server": "rehearsal", "device_id": "rehearsal",
                "channels": [{"channel_id": CHANNEL, "title": "Rehearsal", "created_at": 1,
@@ -41,10 +41,15 @@ pub fn rehearsal_frames(markdown: &str, snapshots: usize) -> Vec<String> {
     frames.iter().map(|f| f.to_string()).collect()
 }
 
-/// Decodes and applies `frames` (`rehearsal_frames`) to a new store, with
-/// the thread open, the way the socket handler and the runtime do, and
-/// returns the store. A frame that does not decode is skipped.
-pub fn rehearse(frames: &[String]) -> Store {
+/// Decodes and applies the frames of `markdown` streamed in `snapshots`
+/// to a new store, with the thread open, the way the socket handler and
+/// the runtime do, and returns the store.
+pub fn rehearse(markdown: &str, snapshots: usize) -> Store {
+    apply_all(&rehearsal_frames(markdown, snapshots))
+}
+
+/// `frames` applied to a new store; a frame that does not decode is skipped.
+fn apply_all(frames: &[String]) -> Store {
     let mut store = Store::new();
     store.open(Some(CHANNEL.to_string()));
     for text in frames {
@@ -84,7 +89,7 @@ mod tests {
         for f in &frames {
             assert!(ServerFrame::decode(f).is_ok(), "does not decode: {f}");
         }
-        assert_eq!(answers(&rehearse(&frames)), vec![(TEXT.to_string(), false)]);
+        assert_eq!(answers(&rehearse(TEXT, 3)), vec![(TEXT.to_string(), false)]);
     }
 
     #[test]
@@ -93,7 +98,7 @@ mod tests {
         // Stop before `message.stop`: the answer is still streaming, with
         // the last snapshot's text, which is all of it.
         assert_eq!(
-            answers(&rehearse(&frames[..frames.len() - 1])),
+            answers(&apply_all(&frames[..frames.len() - 1])),
             vec![(TEXT.to_string(), true)]
         );
         let mut shown = 0;

@@ -5,8 +5,8 @@
 //! never attached to the page, and dropped. The browser compiles each
 //! wasm function on its first call (and each function of the glue): a
 //! page's first streamed answer paid that in its first update, twice the
-//! cost of the others (bench/README.md, "What an update costs late in a
-//! long answer"). Nothing of it is seen, announced or kept.
+//! cost of the others (bench/README.md, "The first update of a page").
+//! Nothing of it is seen, announced or kept.
 //!
 //! A build that is not split never rehearses (`when_deferred_linked`): the
 //! split's profile, which runs one, leaves the rehearsal's code in the
@@ -50,8 +50,7 @@ pub fn rehearse_when_ready(module: MarkdownModule) {
 
 /// The scratch store's part; the bubble in the next idle period.
 fn rehearse(owner: Owner) {
-    let frames = store::rehearsal_frames(WARM_UP, SNAPSHOTS);
-    drop(store::rehearse(&frames));
+    drop(store::rehearse(WARM_UP, SNAPSHOTS));
     browser::when_idle(move || {
         if let Some(bubble) = Bubble::mount(&owner) {
             next(bubble, 1);
