@@ -2,9 +2,15 @@
 
 use std::path::{Path, PathBuf};
 
-/// The repository root (the `aria-web` package's manifest dir).
+/// The repository root (the `aria-web` package's manifest dir): the one
+/// cargo names to the running test or bench, else the one it was built in.
+/// The checkouts of a machine share one target dir (scripts/env), where
+/// cargo may run a binary another checkout built (a CI clone since
+/// deleted) as fresh.
 pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
 
 /// Cargo's target dir: `CARGO_TARGET_DIR` if set, else `<repo>/target`.
