@@ -22,6 +22,10 @@ return {
   pending: document.querySelectorAll('.msg-user.pending').length,
   streaming: streaming !== null,
   text: body ? body.textContent : null,
+  endless: document.getAnimations()
+    .filter(a => a.playState === 'running' && a.effect
+      && a.effect.getComputedTiming().iterations === Infinity)
+    .map(a => `${a.effect.target && a.effect.target.className}: ${a.animationName || a.id}`),
 };
 "#;
 
@@ -128,8 +132,12 @@ async fn a_sent_message_gets_a_streamed_demo_answer() {
     })
     .await;
 
-    // Watch the answer grow while it streams.
+    // Watch the answer grow while it streams. Nothing on the page
+    // animates forever meanwhile: a running animation is serviced in each
+    // frame, and the answer draws one per update (the streaming cursor and
+    // the sidebar's busy dot are steady).
     let mut growth: Vec<usize> = Vec::new();
+    let mut endless = std::collections::BTreeSet::new();
     let mut saw_streaming = false;
     let deadline = Instant::now() + secs(60);
     loop {
@@ -147,6 +155,9 @@ async fn a_sent_message_gets_a_streamed_demo_answer() {
             let len = snap["text"].as_str().map_or(0, |t| t.chars().count());
             if growth.last().is_none_or(|last| len > *last) && len > 0 {
                 growth.push(len);
+                for name in snap["endless"].as_array().into_iter().flatten() {
+                    endless.extend(name.as_str().map(str::to_string));
+                }
             }
         } else if saw_streaming {
             break;
@@ -159,6 +170,12 @@ async fn a_sent_message_gets_a_streamed_demo_answer() {
             .await;
         }
         tokio::time::sleep(Duration::from_millis(15)).await;
+    }
+    if !endless.is_empty() {
+        b.fail(&format!(
+            "animations ran forever while the answer streamed: {endless:?}"
+        ))
+        .await;
     }
     if growth.len() < 3 {
         b.fail(&format!(
