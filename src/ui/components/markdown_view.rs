@@ -61,12 +61,12 @@ pub fn MarkdownView(
         .unwrap_or_default()
     });
     let rendered_with = StoredValue::new(MathOptions::default());
-    // A view made at the start of a streamed answer (live, its first KiB
-    // or so) shows the text from the next frame on: the frame that makes
-    // a turn's rows (often with the new thread, the question's echo and
-    // the typing dots, all in one burst of frames) does not also lay out
-    // that text. A longer one, mounted again as it scrolls back into
-    // view, shows at once (no frame without its text).
+    // A view made at the start of a streamed answer (live, at most
+    // `STARTING_BYTES` of text) shows the text from the next frame on:
+    // the frame that makes a turn's rows (often with the new thread, the
+    // question's echo and the typing dots, all in one burst of frames)
+    // does not also lay out that text. A longer one, mounted again as it
+    // scrolls back into view, shows at once (no frame without its text).
     let starting = live.get_untracked() && text.with_untracked(|t| t.len() <= STARTING_BYTES);
     let shown = RwSignal::new(!starting);
     if !shown.get_untracked() {
