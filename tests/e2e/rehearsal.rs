@@ -1,21 +1,32 @@
-//! The idle rehearsal of a streamed answer (src/ui/wiring/rehearsal.rs):
-//! once the deferred part is linked, a made-up answer streams into a
-//! bubble that is never in the page; nothing of it is seen, and the first
-//! real answer after it streams as usual.
+//! The idle rehearsal of a turn (src/ui/wiring/rehearsal.rs): once the
+//! deferred part is linked, a made-up question is sent and answered in a
+//! scratch store and view, and its bubbles are never in the page; nothing
+//! of it is seen, sent or saved, and the first real answer after it
+//! streams as usual.
 
 use serde_json::json;
 
 use crate::support::ui::{connected, reload, send, wait_answers, wait_rehearsed};
 use crate::support::App;
 
-/// Records, from the page's first script on, every assistant bubble or
-/// rendered markdown that is ever in the document.
+/// Records, from the page's first script on, every bubble or rendered
+/// markdown that is ever in the document, any text of the rehearsal's made
+/// up turn (its question, its thread's titles) shown anywhere, and every
+/// frame the page sends that names it.
 const WATCH_THE_PAGE: &str = r#"
 window.__bubblesSeen = 0;
+window.__rehearsalShown = false;
+window.__rehearsalSent = [];
 new MutationObserver(() => {
   window.__bubblesSeen = Math.max(window.__bubblesSeen,
-    document.querySelectorAll('.msg-assistant, .markdown .md-tail').length);
-}).observe(document, { subtree: true, childList: true });
+    document.querySelectorAll('.msg-assistant, .msg-user, .markdown .md-tail').length);
+  if (/rehears/i.test(document.documentElement.textContent)) window.__rehearsalShown = true;
+}).observe(document, { subtree: true, childList: true, characterData: true });
+const send = WebSocket.prototype.send;
+WebSocket.prototype.send = function (data) {
+  if (typeof data === 'string' && /rehears/i.test(data)) window.__rehearsalSent.push(data);
+  return send.call(this, data);
+};
 "#;
 
 #[tokio::test]
@@ -32,7 +43,9 @@ async fn an_answer_is_rehearsed_unseen_once_the_deferred_part_is_linked() {
     wait_rehearsed(b).await;
     let seen = b
         .js(
-            "return [window.__bubblesSeen, window.__ariaDeferred.status()];",
+            "return [window.__bubblesSeen, window.__ariaDeferred.status(), \
+             window.__rehearsalShown, window.__rehearsalSent, \
+             Object.values(localStorage).filter(v => /rehears/i.test(v))];",
             vec![],
         )
         .await;
@@ -40,6 +53,14 @@ async fn an_answer_is_rehearsed_unseen_once_the_deferred_part_is_linked() {
         b.fail(&format!(
             "the rehearsal's bubble was in the page ({} bubbles seen)",
             seen[0]
+        ))
+        .await;
+    }
+    let leaked = seen[2] == true || seen[3] != json!([]) || seen[4] != json!([]);
+    if leaked {
+        b.fail(&format!(
+            "the rehearsal leaked: shown {}, sent {}, saved {}",
+            seen[2], seen[3], seen[4]
         ))
         .await;
     }

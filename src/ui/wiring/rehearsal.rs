@@ -1,11 +1,13 @@
-//! Rehearses a streamed answer while the page is idle, once the markdown
-//! module is ready and the deferred part is linked: a made-up answer is
-//! decoded and applied to a scratch store (`store::rehearse`), then
-//! streamed, a snapshot per idle period, into an answer bubble that is
-//! never attached to the page, and dropped. The browser compiles each
-//! wasm function on its first call (and each function of the glue): a
-//! page's first streamed answer paid that in its first update, twice the
-//! cost of the others (bench/README.md, "The first update of a page").
+//! Rehearses a turn while the page is idle, once the markdown module is
+//! ready and the deferred part is linked: a made-up question is sent and
+//! its answer decoded and applied in a scratch store (`store::rehearse`),
+//! whose changes go to a scratch view state; then the question's bubble
+//! goes from sending to sent, and the answer streams, a snapshot per idle
+//! period, into its bubble; neither bubble is ever attached to the page,
+//! and both are dropped. The browser compiles each wasm function on its
+//! first call (and each function of the glue): a page's first turn paid
+//! that in its first updates (bench/README.md, "The first update of a
+//! page").
 //! Nothing of it is seen, announced or kept.
 //!
 //! A build that is not split never rehearses (`when_deferred_linked`): the
@@ -15,11 +17,13 @@
 use leptos::prelude::*;
 use leptos::tachys::view::any_view::AnyViewState;
 
-use crate::store::{self, Answer, Row, RowBody, RowKey};
+use crate::store::{self, Answer, Row, RowBody, RowKey, SendState, UserMessage};
 use crate::ui::browser;
 use crate::ui::browser::boot::when_deferred_linked;
 use crate::ui::browser::markdown_module::{MarkdownModule, WARM_UP};
 use crate::ui::components::answer_bubble::AnswerBubble;
+use crate::ui::components::user_bubble::UserBubble;
+use crate::ui::wiring::view_state::ViewState;
 
 /// Snapshots the made-up answer streams in.
 const SNAPSHOTS: usize = 4;
@@ -48,9 +52,16 @@ pub fn rehearse_when_ready(module: MarkdownModule) {
     });
 }
 
-/// The scratch store's part; the bubble in the next idle period.
+/// The scratch store's part, its changes synced into a scratch view
+/// state as the runtime syncs the real one; the bubbles in the next idle
+/// period.
 fn rehearse(owner: Owner) {
-    drop(store::rehearse(WARM_UP, SNAPSHOTS));
+    let scratch = owner.child();
+    let view = scratch.with(ViewState::new);
+    drop(store::rehearse(WARM_UP, SNAPSHOTS, |store, changes| {
+        scratch.with(|| view.sync(store, changes));
+    }));
+    scratch.cleanup();
     browser::when_idle(move || {
         if let Some(bubble) = Bubble::mount(&owner) {
             next(bubble, 1);
@@ -58,38 +69,69 @@ fn rehearse(owner: Owner) {
     });
 }
 
-/// The bubble, detached from the page, and what its row shows.
+/// The bubbles, detached from the page, and what their rows show.
 struct Bubble {
     owner: Owner,
     _view: AnyViewState,
+    question: RwSignal<Row>,
     row: RwSignal<Row>,
 }
 
 impl Bubble {
-    /// A streaming answer with no text yet, under a child of `owner`, in
-    /// an element that is not in the page.
+    /// A question being sent and a streaming answer with no text yet,
+    /// under a child of `owner`, in an element that is not in the page.
     fn mount(owner: &Owner) -> Option<Bubble> {
         let el = web_sys::window()?.document()?.create_element("div").ok()?;
         let owner = owner.child();
-        let row = owner.with(|| {
-            RwSignal::new(Row {
-                key: RowKey::message("rehearsal"),
-                seq: None,
-                turn: None,
-                ts: 0,
-                body: RowBody::Assistant(Answer {
-                    streaming: true,
-                    ..Answer::default()
-                }),
+        let row = |key: &str, body| Row {
+            key: RowKey::message(key),
+            seq: None,
+            turn: None,
+            ts: 0,
+            body,
+        };
+        let (question, answer) = owner.with(|| {
+            let question = RowBody::User(UserMessage {
+                text: "A rehearsed question".to_string(),
+                message_id: None,
+                client_msg_id: Some("rehearsal-send".to_string()),
+                send: SendState::Pending,
+                files: Box::default(),
+            });
+            let answer = RowBody::Assistant(Answer {
+                streaming: true,
+                ..Answer::default()
+            });
+            (
+                RwSignal::new(row("rehearsal-question", question)),
+                RwSignal::new(row("rehearsal", answer)),
+            )
+        });
+        let mut view = owner.with(|| {
+            untrack(|| {
+                view! { <UserBubble row=question /><AnswerBubble row=answer /> }
+                    .into_any()
+                    .build()
             })
         });
-        let mut view = owner.with(|| untrack(|| view! { <AnswerBubble row /> }.into_any().build()));
         view.mount(&el, None);
         Some(Bubble {
             owner,
             _view: view,
-            row,
+            question,
+            row: answer,
         })
+    }
+
+    /// The question, echoed: logged, so it can be edited.
+    fn sent(&self) {
+        self.question.update(|r| {
+            r.seq = Some(1);
+            if let RowBody::User(u) = &mut r.body {
+                u.message_id = Some("rehearsal-question".to_string());
+                u.send = SendState::Delivered;
+            }
+        });
     }
 }
 
@@ -104,6 +146,9 @@ fn next(bubble: Bubble, n: usize) {
                 let _ = performance.mark(DONE_MARK);
             }
             return;
+        }
+        if n == 1 {
+            bubble.sent();
         }
         bubble.row.update(|r| {
             if let RowBody::Assistant(a) = &mut r.body {
