@@ -486,8 +486,13 @@ fn strongly_connected(edges: &BTreeMap<ModPath, BTreeSet<ModPath>>) -> Vec<Vec<M
     s.out
 }
 
+/// The crate `rel` of this repository, from the manifest dir cargo names
+/// to the running test, else the one it was built in (a target dir shared
+/// by several checkouts may run a binary built in another).
 fn crate_dir(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
+        .join(rel)
 }
 
 /// `min_files`: fewer means the crate was not read (a wrong folder).

@@ -476,8 +476,7 @@ async fn the_demo_agent_is_given_the_active_path_up_to_its_message() {
 /// every thread reads as one path, and branches like a new one.
 #[tokio::test]
 async fn an_old_data_dir_becomes_one_path_per_thread_and_branches() {
-    let fixture =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/data-unversioned");
+    let fixture = crate::support::manifest_dir().join("tests/fixtures/data-unversioned");
     let dir = tempfile::tempdir().expect("temp dir");
     for entry in std::fs::read_dir(fixture).expect("fixture") {
         let entry = entry.expect("entry");

@@ -8,12 +8,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::support::Client;
+use crate::support::{manifest_dir, Client};
 use rusqlite::Connection;
 use serde_json::{json, Value};
 
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/data-unversioned")
+    manifest_dir().join("tests/fixtures/data-unversioned")
 }
 
 /// A copy of the fixture in a temporary data dir.

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::support::{http_request as get, Gateway, Reply};
+use crate::support::{http_request as get, manifest_dir, Gateway, Reply};
 
 const PAGE_CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; img-src data:";
 const JS: &str = "aria-web-0123456789abcdef.js";
@@ -88,7 +88,7 @@ async fn the_page_and_a_hashed_asset_carry_the_security_headers() {
 
 #[tokio::test]
 async fn the_header_csp_is_the_one_of_the_real_index_html() {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../index.html");
+    let source = manifest_dir().join("../index.html");
     let html = std::fs::read_to_string(&source).expect("index.html");
     let meta = html
         .split("http-equiv=\"Content-Security-Policy\" content=\"")
@@ -107,7 +107,7 @@ async fn the_header_csp_is_the_one_of_the_real_index_html() {
 /// the page's origin only, and its files beside it get the page's headers.
 #[tokio::test]
 async fn the_diagram_frame_carries_its_own_policy() {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../js/diagram-frame.html");
+    let source = manifest_dir().join("../js/diagram-frame.html");
     let html = std::fs::read_to_string(&source).expect("js/diagram-frame.html");
     let meta = html
         .split("http-equiv=\"Content-Security-Policy\" content=\"")

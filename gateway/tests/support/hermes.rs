@@ -48,9 +48,12 @@ pub fn skip_requested() -> bool {
 }
 
 /// The repository root: the nearest ancestor of this crate holding
-/// `scripts/hermes-setup`.
+/// `scripts/hermes-setup`. This file is also compiled into the client's
+/// tests (tests/e2e_hermes.rs), so the crate's dir is read here: the one
+/// cargo names to the running test, else the one it was built in.
 fn repo_root() -> Option<PathBuf> {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
         .ancestors()
         .find(|dir| dir.join("scripts/hermes-setup").is_file())
         .map(Path::to_path_buf)

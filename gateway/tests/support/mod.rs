@@ -8,7 +8,7 @@ pub mod files;
 pub mod hermes;
 pub mod process;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use aria_gateway::{serve, Config, RunningServer};
@@ -21,6 +21,17 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{connect_async, MaybeTlsStream, WebSocketStream};
+
+/// The gateway crate's dir (its fixtures; the repository above it): the
+/// one cargo names to the running test, else the one it was built in. The
+/// checkouts of a machine share one target dir (scripts/env), where cargo
+/// may run a test binary another checkout built (a CI clone since
+/// deleted) as fresh.
+pub fn manifest_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
 
 /// Longest wait for one expected frame.
 const FRAME_TIMEOUT: Duration = Duration::from_secs(10);
