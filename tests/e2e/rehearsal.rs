@@ -4,7 +4,9 @@
 //! of it is seen, sent or saved, and the first real answer after it
 //! streams as usual.
 
-use serde_json::json;
+use std::time::Duration;
+
+use serde_json::{json, Value};
 
 use crate::support::ui::{connected, reload, send, wait_answers, wait_rehearsed};
 use crate::support::App;
@@ -85,4 +87,42 @@ async fn an_answer_is_rehearsed_unseen_once_the_deferred_part_is_linked() {
         b.fail(&format!("the answer after the rehearsal shows {text}"))
             .await;
     }
+    // The offline copy keeps the real thread (its index and record) once
+    // the turn is over, and nothing of the made-up one.
+    let keys = b
+        .poll(
+            "the real thread in the offline copy",
+            Duration::from_secs(10),
+            || async {
+                let keys = b.js(OFFLINE_KEYS, vec![]).await;
+                keys.as_array().filter(|k| k.len() >= 2).cloned()
+            },
+        )
+        .await;
+    let leaked: Vec<&Value> = keys
+        .iter()
+        .filter(|k| {
+            k.as_str()
+                .is_some_and(|k| k.to_lowercase().contains("rehears"))
+        })
+        .collect();
+    if !leaked.is_empty() {
+        b.fail(&format!("the rehearsal was kept offline: {leaked:?}"))
+            .await;
+    }
 }
+
+/// The keys of the offline copy's records (src/ui/browser/offline_db.rs).
+const OFFLINE_KEYS: &str = r#"
+return await new Promise(done => {
+  const open = indexedDB.open('aria-offline');
+  open.onerror = () => done(null);
+  open.onsuccess = () => {
+    const db = open.result;
+    if (!db.objectStoreNames.contains('records')) { db.close(); return done(null); }
+    const all = db.transaction('records').objectStore('records').getAllKeys();
+    all.onsuccess = () => { db.close(); done(all.result.map(String)); };
+    all.onerror = () => { db.close(); done(null); };
+  };
+});
+"#;
