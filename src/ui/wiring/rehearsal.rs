@@ -31,8 +31,8 @@ const SNAPSHOTS: usize = 4;
 const DONE_MARK: &str = "aria-rehearsed";
 
 /// Starts the rehearsal once the deferred part is linked and `module` is
-/// ready. Call it where the bubble's context (the runtime, the markdown
-/// module) is provided: the bubble is made under the current owner. All
+/// ready. Call it where the bubbles' context (the runtime, the markdown
+/// module) is provided: they are made under the current owner. All
 /// but this call is deferred code (the first load stays as small).
 pub fn rehearse_when_ready(module: MarkdownModule) {
     let Some(owner) = Owner::current() else {
@@ -63,24 +63,24 @@ fn rehearse(owner: Owner) {
     }));
     scratch.cleanup();
     browser::when_idle(move || {
-        if let Some(bubble) = Bubble::mount(&owner) {
-            next(bubble, 1);
+        if let Some(bubbles) = Bubbles::mount(&owner) {
+            next(bubbles, 1);
         }
     });
 }
 
 /// The bubbles, detached from the page, and what their rows show.
-struct Bubble {
+struct Bubbles {
     owner: Owner,
     _view: AnyViewState,
     question: RwSignal<Row>,
-    row: RwSignal<Row>,
+    answer: RwSignal<Row>,
 }
 
-impl Bubble {
+impl Bubbles {
     /// A question being sent and a streaming answer with no text yet,
     /// under a child of `owner`, in an element that is not in the page.
-    fn mount(owner: &Owner) -> Option<Bubble> {
+    fn mount(owner: &Owner) -> Option<Bubbles> {
         let el = web_sys::window()?.document()?.create_element("div").ok()?;
         let owner = owner.child();
         let row = |key: &str, body| Row {
@@ -115,11 +115,11 @@ impl Bubble {
             })
         });
         view.mount(&el, None);
-        Some(Bubble {
+        Some(Bubbles {
             owner,
             _view: view,
             question,
-            row: answer,
+            answer,
         })
     }
 
@@ -137,26 +137,26 @@ impl Bubble {
 
 /// Snapshot `n` of the answer in the next idle period (one each: the
 /// first calls compile, and an idle period is at most 50 ms); after the
-/// last, the answer finishes, and then the bubble goes.
-fn next(bubble: Bubble, n: usize) {
+/// last, the answer finishes, and then the bubbles go.
+fn next(bubbles: Bubbles, n: usize) {
     browser::when_idle(move || {
         if n > SNAPSHOTS + 1 {
-            bubble.owner.cleanup();
+            bubbles.owner.cleanup();
             if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
                 let _ = performance.mark(DONE_MARK);
             }
             return;
         }
         if n == 1 {
-            bubble.sent();
+            bubbles.sent();
         }
-        bubble.row.update(|r| {
+        bubbles.answer.update(|r| {
             if let RowBody::Assistant(a) = &mut r.body {
                 let cut = WARM_UP.len() * n.min(SNAPSHOTS) / SNAPSHOTS;
                 a.text = WARM_UP.get(..cut).unwrap_or(WARM_UP).to_string();
                 a.streaming = n <= SNAPSHOTS;
             }
         });
-        next(bubble, n + 1);
+        next(bubbles, n + 1);
     });
 }
