@@ -24,7 +24,7 @@ mod nesting;
 mod offline;
 mod pending_sends;
 mod plan;
-mod rehearsal;
+pub mod rehearsal;
 mod row;
 mod row_key;
 mod search;

@@ -13,9 +13,13 @@ use crate::protocol::ServerFrame;
 
 const CHANNEL: &str = "rehearsal";
 const TURN: &str = "rehearsal-turn";
-const MESSAGE: &str = "rehearsal-answer";
-const QUESTION: &str = "A rehearsed question";
-const CLIENT_MSG: &str = "rehearsal-send";
+/// The made-up question, its `client_msg_id` and the id of its echo (the
+/// page's rehearsal shows the same question in its bubble).
+pub const QUESTION: &str = "A rehearsed question";
+pub const CLIENT_MSG: &str = "rehearsal-send";
+pub const QUESTION_ID: &str = "rehearsal-question";
+/// The id of the made-up answer.
+pub const ANSWER_ID: &str = "rehearsal-answer";
 
 /// What the gateway sends before the user's message: `ready`, no threads.
 fn opening_frames() -> Vec<Value> {
@@ -37,24 +41,24 @@ fn turn_frames(markdown: &str, snapshots: usize) -> Vec<Value> {
         json!({"type": "channel.created", "channel": channel, "auto": true,
                "client_msg_id": CLIENT_MSG}),
         json!({"type": "history", "channel_id": CHANNEL, "items": [], "has_more": false}),
-        json!({"type": "message", "channel_id": CHANNEL, "message_id": "rehearsal-question",
+        json!({"type": "message", "channel_id": CHANNEL, "message_id": QUESTION_ID,
                "seq": 1, "role": "user", "text": QUESTION, "ts": 1,
                "client_msg_id": CLIENT_MSG}),
         json!({"type": "typing", "channel_id": CHANNEL, "on": true}),
         json!({"type": "message.start", "channel_id": CHANNEL, "turn_id": TURN,
-               "message_id": MESSAGE, "role": "assistant", "ts": 2}),
+               "message_id": ANSWER_ID, "role": "assistant", "ts": 2}),
     ];
     let snapshots = snapshots.max(1);
     for n in 1..=snapshots {
         let end = markdown.floor_char_boundary(markdown.len() * n / snapshots);
         frames.push(
             json!({"type": "message.update", "channel_id": CHANNEL, "turn_id": TURN,
-                           "message_id": MESSAGE, "text": &markdown[..end]}),
+                           "message_id": ANSWER_ID, "text": &markdown[..end]}),
         );
     }
     frames.extend([
         json!({"type": "message.stop", "channel_id": CHANNEL, "turn_id": TURN,
-               "message_id": MESSAGE, "seq": 2, "final_text": markdown,
+               "message_id": ANSWER_ID, "seq": 2, "final_text": markdown,
                "model": "rehearsal", "tokens": 1, "ts": 3}),
         json!({"type": "typing", "channel_id": CHANNEL, "on": false}),
         json!({"type": "channel.renamed", "channel_id": CHANNEL,

@@ -17,7 +17,7 @@
 use leptos::prelude::*;
 use leptos::tachys::view::any_view::AnyViewState;
 
-use crate::store::{self, Answer, Row, RowBody, RowKey, SendState, UserMessage};
+use crate::store::{self, rehearsal, Answer, Row, RowBody, RowKey, SendState, UserMessage};
 use crate::ui::browser;
 use crate::ui::browser::boot::when_deferred_linked;
 use crate::ui::browser::markdown_module::{MarkdownModule, WARM_UP};
@@ -92,9 +92,9 @@ impl Bubbles {
         };
         let (question, answer) = owner.with(|| {
             let question = RowBody::User(UserMessage {
-                text: "A rehearsed question".to_string(),
+                text: rehearsal::QUESTION.to_string(),
                 message_id: None,
-                client_msg_id: Some("rehearsal-send".to_string()),
+                client_msg_id: Some(rehearsal::CLIENT_MSG.to_string()),
                 send: SendState::Pending,
                 files: Box::default(),
             });
@@ -103,8 +103,8 @@ impl Bubbles {
                 ..Answer::default()
             });
             (
-                RwSignal::new(row("rehearsal-question", question)),
-                RwSignal::new(row("rehearsal", answer)),
+                RwSignal::new(row(rehearsal::QUESTION_ID, question)),
+                RwSignal::new(row(rehearsal::ANSWER_ID, answer)),
             )
         });
         let mut view = owner.with(|| {
@@ -128,7 +128,7 @@ impl Bubbles {
         self.question.update(|r| {
             r.seq = Some(1);
             if let RowBody::User(u) = &mut r.body {
-                u.message_id = Some("rehearsal-question".to_string());
+                u.message_id = Some(rehearsal::QUESTION_ID.to_string());
                 u.send = SendState::Delivered;
             }
         });
