@@ -1,7 +1,9 @@
 // Runs the app in headless Chromium and writes the wasm-split profile of
 // what starting it runs (scripts/split-profile): the functions that ran in
-// three visits, each followed until it shows what it opened and then for
-// 3 s (timers, the offline copy, the service worker):
+// three visits, each followed until it shows what it opened, its window
+// then resized (a phone's keyboard, a window dragged: the handlers of a
+// resize may run on the first load), and then for 3 s (timers, the
+// offline copy, the service worker):
 // - a first visit, with no history, until its composer takes input;
 // - a link to the first message of a thread with history of every common
 //   kind (markdown and code, tools with commentary, reasoning), all of it
@@ -27,6 +29,9 @@ const TURNS = ["hello", "/demo tools", "/demo reasoning"];
 // How long each visit is followed once it shows: twice the offline
 // copy's delay before it writes what a visit showed (src/ui/wiring/offline.rs).
 const SETTLE_MS = 3000;
+// Tall enough that the whole thread the visits open is on screen (the
+// timeline mounts only the rows near the screen).
+const VIEWPORT = { width: 1280, height: 2400 };
 
 // The instrumented wasm's profile of this page: an 8-byte module hash,
 // then a u32 per function, when it first ran (0: never).
@@ -48,13 +53,17 @@ const profileOf = async (page) =>
     executablePath: process.env.CHROME_PATH || "/usr/bin/chromium",
     headless: true,
     userDataDir: profileDir,
-    // Tall enough that the whole thread the visits open is on screen (the
-    // timeline mounts only the rows near the screen).
-    defaultViewport: { width: 1280, height: 2400 },
+    defaultViewport: VIEWPORT,
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
       "--disable-component-update", "--disable-sync"],
   });
-  const settle = () => new Promise((done) => setTimeout(done, SETTLE_MS));
+  const wait = (ms) => new Promise((done) => setTimeout(done, ms));
+  const settle = async (page) => {
+    await page.setViewport({ ...VIEWPORT, height: VIEWPORT.height - 100 });
+    await wait(100);
+    await page.setViewport(VIEWPORT);
+    await wait(SETTLE_MS);
+  };
   try {
     const page = await browser.newPage();
     const errors = [];
@@ -62,7 +71,7 @@ const profileOf = async (page) =>
     await page.goto(url);
     await page.waitForFunction(() => document.documentElement.dataset.booted === "true", { timeout: 30000 });
     await page.waitForSelector("#composer-input:not([disabled])", { timeout: 30000 });
-    await settle();
+    await settle(page);
     const visits = [await profileOf(page)];
     // Two other threads for the thread list, then the thread that the
     // visits open, left at once after its last answer: its offline copy
@@ -91,11 +100,11 @@ const profileOf = async (page) =>
     await page.goto("about:blank");
     await page.goto(`${url}${thread}/1`);
     await page.waitForSelector(marked, { timeout: 30000 });
-    await settle();
+    await settle(page);
     visits.push(await profileOf(page));
     await page.reload();
     await page.waitForSelector(marked, { timeout: 30000 });
-    await settle();
+    await settle(page);
     visits.push(await profileOf(page));
     if (errors.length) throw new Error(`the page failed: ${errors.join("; ")}`);
 
