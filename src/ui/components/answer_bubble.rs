@@ -64,7 +64,25 @@ pub fn AnswerBubble(row: RwSignal<Row>) -> impl IntoView {
     let reasoning = Signal::derive(move || parts.with(|p| p.reasoning.clone().unwrap_or_default()));
     let has_reasoning = move || parts.with(|p| p.reasoning.is_some());
     let body = Signal::derive(move || parts.with(|p| p.body.clone()));
-    let footer = move || !streaming.get();
+    // An answer that finishes on screen gets its footer a frame after its
+    // last text: the frame that ends a stream already lays out its last
+    // blocks and the end of the turn (cursor, stop button, typing), and
+    // the footer's controls made it the stream's dearest (bench/README.md).
+    // The frame's delay also runs for an answer mounted finished (its
+    // footer already shown): a thread's history runs this code on the
+    // app's first load, so an answer that finishes while only the first
+    // load is there needs nothing of the deferred part (tests/e2e/
+    // deferred_code.rs).
+    let footer = RwSignal::new(!streaming.get_untracked());
+    Effect::new(move |_| {
+        let done = !streaming.get();
+        if !done {
+            footer.set(false);
+        }
+        request_animation_frame(move || {
+            footer.try_set(done);
+        });
+    });
     let files = Memo::new(move |_| match &row.read().body {
         RowBody::Assistant(a) => a.files.clone(),
         _ => Box::default(),
@@ -97,7 +115,7 @@ pub fn AnswerBubble(row: RwSignal<Row>) -> impl IntoView {
                 </Show>
             </div>
             {move || files.with(|f| (!f.is_empty()).then(|| files_view(f)))}
-            <Show when=footer>
+            <Show when=move || footer.get()>
                 <footer class="msg-footer">
                     {move || parts.with(|p| p.model.clone()).map(|m| view! { <span class="model">{m}</span> })}
                     {move || parts.with(|p| p.tokens).map(|t| view! { <span class="tokens">{render::tokens(t)}</span> })}
