@@ -19,9 +19,10 @@ impl SocketRecord {
     }
 }
 
-/// One animation frame: rAF timestamp, work start, work end (after paint).
+/// One animation frame: rAF timestamp, work start, work end (after paint),
+/// and 1 if a streamed answer's completed blocks grew in it.
 #[derive(Debug, Clone, Deserialize)]
-pub struct FrameRecord(pub f64, pub f64, pub f64);
+pub struct FrameRecord(pub f64, pub f64, pub f64, pub u8);
 
 impl FrameRecord {
     pub fn vsync(&self) -> f64 {
@@ -32,6 +33,9 @@ impl FrameRecord {
     }
     pub fn end(&self) -> f64 {
         self.2
+    }
+    pub fn grew(&self) -> bool {
+        self.3 != 0
     }
 }
 
@@ -147,11 +151,14 @@ impl Collected {
     /// least one new message of `kind`, the time spent handling those
     /// messages since the previous frame plus the frame's rendering work,
     /// with the size of the newest of them. Snapshots are coalesced, so one
-    /// rendered update may stand for several messages.
+    /// rendered update may stand for several messages; a frame after the
+    /// first update that appends completed blocks with no new message
+    /// (what a burst left for it) is an update too, of the size last seen.
     pub fn update_costs(&self, kind: &str) -> Vec<(f64, u64)> {
         let render = self.render_times();
         let mut costs = Vec::new();
         let mut prev_start = f64::NEG_INFINITY;
+        let mut last_size = None;
         let mut j = 0;
         for (f, r) in self.frames.iter().zip(render) {
             let mut handled = 0.0;
@@ -164,8 +171,13 @@ impl Collected {
                 }
                 j += 1;
             }
-            if let Some(bytes) = newest {
-                costs.push((handled + r, bytes));
+            if newest.is_some() {
+                last_size = newest;
+            }
+            match (newest, last_size) {
+                (Some(bytes), _) => costs.push((handled + r, bytes)),
+                (None, Some(bytes)) if f.grew() => costs.push((r, bytes)),
+                _ => {}
             }
             prev_start = f.start();
         }

@@ -6,10 +6,13 @@
 // What it records (all times are performance.now() milliseconds):
 //   socket:  [start, duration, frame type, bytes] per WebSocket message the
 //            app handled (decode + store apply + scheduling, in wasm)
-//   frames:  [rAF timestamp, work start, work end] per animation frame; work
-//            runs from the first scroll event or rAF callback of the frame to
-//            a task posted from rAF, which runs once style, layout and paint
-//            of that frame are done
+//   frames:  [rAF timestamp, work start, work end, grew] per animation
+//            frame; work runs from the first scroll event or rAF callback of
+//            the frame to a task posted from rAF, which runs once style,
+//            layout and paint of that frame are done; grew is 1 when a
+//            streamed answer's list of completed blocks grew in the frame
+//            (the app spreads a burst of blocks over frames, which are
+//            updates too whether or not a snapshot came)
 //   longTasks, loafs: PerformanceObserver entries (tasks and animation
 //            frames over 50 ms, the latter with script attribution)
 //   marks:   first times of composer-ready, connected, history received,
@@ -128,6 +131,15 @@
   // ----- frames -----
   const afterRender = new MessageChannel();
   let pending = null;
+  let grew = false;
+  probe.lastGrew = null;
+  const blockLists = /(^| )md-(stable|group|chunk)( |$)/;
+  new MutationObserver((records) => {
+    if (records.some((r) => r.addedNodes.length && blockLists.test(r.target.className || ""))) {
+      grew = true;
+      probe.lastGrew = now();
+    }
+  }).observe(document, { childList: true, subtree: true });
   let scrollEventAt = null;
   document.addEventListener("scroll", () => {
     if (scrollEventAt === null) scrollEventAt = now();
@@ -135,8 +147,9 @@
   afterRender.port1.onmessage = () => {
     if (!pending) return;
     const end = now();
-    push(probe.frames, [pending.ts, pending.start, end]);
+    push(probe.frames, [pending.ts, pending.start, end, grew ? 1 : 0]);
     pending = null;
+    grew = false;
     if (probe.marks.history !== undefined && probe.marks.historyRows === undefined &&
         document.querySelector("[data-testid=timeline] .row")) {
       probe.marks.historyRows = end;

@@ -273,12 +273,21 @@ pub(super) async fn measure(
     let before = cdp::metrics(page.b).await;
     page.send(&format!("/demo {demo} {kib}")).await;
     page.wait_message("message.stop", t0, secs(180)).await;
+    blocks_settled(page, slowdown).await;
     let main = MainThread::between(&before, &cdp::metrics(page.b).await);
     cpu_slowdown(page, 1.0).await;
     let all = page.collect(t0).await;
     let start = all.first("message.start").unwrap_or(t0);
     let stop = all.last("message.stop").unwrap_or(all.now);
-    let w: Collected = all.window(start, stop);
+    // Up to the last frame that appended blocks: the app spreads a burst
+    // over frames, so the answer can finish appearing after the stop.
+    let shown = all
+        .frames
+        .iter()
+        .filter(|f| f.grew())
+        .map(|f| f.start())
+        .fold(stop, f64::max);
+    let w: Collected = all.window(start, shown);
     let handlers: Vec<f64> = w
         .socket
         .iter()
@@ -306,6 +315,24 @@ pub(super) async fn measure(
         text_len: answer["text"].as_u64().unwrap_or(0) as usize,
         streaming_left: answer["streaming"].as_u64().unwrap_or(1) > 0 || answer == Value::Null,
     }
+}
+
+/// Waits until no frame has appended completed blocks for a while (five
+/// frames, longer on a slowed CPU): the last of a burst is on the page.
+async fn blocks_settled(page: &Page<'_>, slowdown: f64) {
+    let quiet = 80.0 * slowdown;
+    page.b
+        .poll("the answer's last blocks on the page", secs(30), || async {
+            let v = page
+                .js(
+                    "const g = window.__bench.lastGrew; \
+                     return g === null || performance.now() - g > arguments[0];",
+                    vec![serde_json::json!(quiet)],
+                )
+                .await;
+            (v == true).then_some(())
+        })
+        .await;
 }
 
 /// DevTools' CPU throttling of the page (Lighthouse's mobile profile

@@ -14,6 +14,8 @@ pub mod format;
 pub mod highlight;
 /// Incremental rendering, or one of the benchmark's naive baselines.
 pub mod mode;
+/// How much of a burst of completed blocks one frame appends.
+pub mod pacing;
 /// A plan's count and its progress-draft line.
 pub mod plan_line;
 /// Progress-draft labels and one-line tool/note/commentary formatting.

@@ -49,17 +49,16 @@ pub fn renderer(math: bool, single_dollar: bool) -> Renderer {
 impl Renderer {
     /// Renders the snapshot made of the last one's first `same` bytes and
     /// then `rest` (`same` from `aria_markdown::unchanged_prefix_len`). The
-    /// answer is an array: `[stable blocks to keep (-1: all), stable blocks
-    /// now, tail HTML, ...HTML of the blocks appended]`.
+    /// answer is an array: `[stable blocks to keep (-1: all), tail HTML,
+    /// ...HTML of the blocks appended]`.
     pub fn update(&mut self, same: usize, rest: &str) -> Vec<JsValue> {
         let same = self.text.floor_char_boundary(same);
         self.text.truncate(same);
         self.text.push_str(rest);
         let delta = self.markdown.update(&self.text);
         let keep = delta.stable_truncated_to.map_or(-1.0, |k| k as f64);
-        let mut out = Vec::with_capacity(3 + delta.stable_appended.len());
+        let mut out = Vec::with_capacity(2 + delta.stable_appended.len());
         out.push(JsValue::from_f64(keep));
-        out.push(JsValue::from_f64(self.markdown.stable_blocks().len() as f64));
         out.push(JsValue::from_str(&delta.tail_html));
         out.extend(delta.stable_appended.iter().map(|b| JsValue::from_str(b)));
         out

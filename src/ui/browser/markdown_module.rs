@@ -234,33 +234,29 @@ pub struct Renderer {
 }
 
 impl Renderer {
-    /// Renders the snapshot `text`: what changed, and how many stable
-    /// blocks there are now. `None` if the module failed.
-    pub fn update(&self, text: &str) -> Option<(RenderDelta, usize)> {
+    /// Renders the snapshot `text`: what changed. `None` if the module
+    /// failed.
+    pub fn update(&self, text: &str) -> Option<RenderDelta> {
         let same = unchanged_prefix_len(&self.last.borrow(), text);
         let rest = text.get(same..).unwrap_or_default();
         let answer = self.module.call(|_| self.inner.update(same, rest))?;
         let mut last = self.last.borrow_mut();
         last.truncate(same);
         last.push_str(rest);
-        // [keep (-1: all), stable count, tail HTML, ...appended blocks]
-        let number = |i| {
-            answer
-                .get(i)
+        // [keep (-1: all), tail HTML, ...appended blocks]
+        Some(RenderDelta {
+            stable_truncated_to: answer
+                .get(0)
                 .as_f64()
                 .filter(|n| *n >= 0.0)
-                .map(|n| n as usize)
-        };
-        let delta = RenderDelta {
-            stable_truncated_to: number(0),
-            tail_html: answer.get(2).as_string().unwrap_or_default(),
+                .map(|n| n as usize),
+            tail_html: answer.get(1).as_string().unwrap_or_default(),
             stable_appended: answer
                 .iter()
-                .skip(3)
+                .skip(2)
                 .map(|b| b.as_string().unwrap_or_default())
                 .collect(),
-        };
-        Some((delta, number(1).unwrap_or(0)))
+        })
     }
 }
 

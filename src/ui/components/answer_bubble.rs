@@ -61,6 +61,11 @@ pub fn AnswerBubble(row: RwSignal<Row>) -> impl IntoView {
         })
     });
     let streaming = Signal::derive(move || parts.with(|p| p.streaming));
+    // Blocks of a burst still waiting for a frame (markdown_view.rs): the
+    // answer reads as streaming (cursor, `data-streaming`, no footer) until
+    // all of its text is on the page.
+    let pacing = RwSignal::new(false);
+    let appearing = Signal::derive(move || streaming.get() || pacing.get());
     let reasoning = Signal::derive(move || parts.with(|p| p.reasoning.clone().unwrap_or_default()));
     let has_reasoning = move || parts.with(|p| p.reasoning.is_some());
     let body = Signal::derive(move || parts.with(|p| p.body.clone()));
@@ -75,7 +80,7 @@ pub fn AnswerBubble(row: RwSignal<Row>) -> impl IntoView {
     // deferred_code.rs).
     let footer = RwSignal::new(!streaming.get_untracked());
     Effect::new(move |_| {
-        let done = !streaming.get();
+        let done = !appearing.get();
         if !done {
             footer.set(false);
         }
@@ -104,13 +109,13 @@ pub fn AnswerBubble(row: RwSignal<Row>) -> impl IntoView {
     };
     view! {
         <article class="msg msg-assistant" class:interim=move || parts.with(|p| p.interim)
-            data-streaming=move || streaming.get().then_some("true")>
+            data-streaming=move || appearing.get().then_some("true")>
             <Show when=has_reasoning>
                 <ReasoningBlock text=reasoning live=streaming />
             </Show>
             <div class="msg-body">
-                <MarkdownView text=body live=streaming />
-                <Show when=move || streaming.get()>
+                <MarkdownView text=body live=streaming pacing=pacing />
+                <Show when=move || appearing.get()>
                     <span class="cursor" aria-hidden="true"></span>
                 </Show>
             </div>

@@ -1,5 +1,6 @@
 //! Renders (streaming) markdown into the DOM incrementally: completed blocks
-//! are appended once, only the unfinished tail is replaced per update. Only
+//! are appended once (a burst of them over a few frames, `render::pacing`),
+//! only the unfinished tail is replaced per update. Only
 //! the sanitizer's output ever reaches `innerHTML`. Code blocks are
 //! highlighted once complete: when their block is appended, or once the
 //! text is final for those in the tail (Mermaid blocks are drawn as
@@ -18,6 +19,7 @@ use wasm_bindgen::JsCast;
 
 use crate::render::block_tree::{self, Parent};
 use crate::render::highlight::{TailHighlight, TailPaint, TailStep};
+use crate::render::pacing::{Pacer, FRAME_BUDGET};
 use crate::render::tail_append::Appended;
 use crate::ui::browser;
 use crate::ui::browser::code_fill::{put_html, Put};
@@ -41,6 +43,10 @@ pub fn MarkdownView(
     /// Still streaming: the tail's code blocks may be unfinished.
     #[prop(optional, into)]
     live: Signal<bool>,
+    /// Set while completed blocks of a burst wait for a frame: the text
+    /// is not all on the page yet.
+    #[prop(optional)]
+    pacing: Option<RwSignal<bool>>,
 ) -> impl IntoView {
     let stable = NodeRef::<Div>::new();
     let tail = NodeRef::<Div>::new();
@@ -48,6 +54,32 @@ pub fn MarkdownView(
     // Made once the markdown module is ready; freed with the view.
     let renderer = StoredValue::new_local(None::<Renderer>);
     let tail_state = StoredValue::new(TailHighlight::default());
+    // Completed blocks a burst brought beyond a frame's budget, and the
+    // frames that put them on the page (`render::pacing`).
+    let pacer = StoredValue::new(Pacer::default());
+    let next_frame = RwSignal::new(0u32);
+    let frame_ends = StoredValue::new(false);
+    // After a frame that appended: the next one's budget is whole, and
+    // it takes what waits. Registered before the runtime's next flush, so
+    // it runs first in that frame.
+    let on_next_frame = move || {
+        if frame_ends.get_value() {
+            return;
+        }
+        frame_ends.set_value(true);
+        request_animation_frame(move || {
+            frame_ends.try_set_value(false);
+            pacer.try_update_value(Pacer::new_frame);
+            if pacer.try_with_value(Pacer::waiting) == Some(true) {
+                next_frame.try_update(|n| *n = n.wrapping_add(1));
+            }
+        });
+    };
+    let set_pacing = move |on: bool| {
+        if let Some(p) = pacing.filter(|p| p.get_untracked() != on) {
+            p.set(on);
+        }
+    };
     let naive = browser::render_mode().whole_bubble();
     // The reader's math settings; a change renders the text from scratch.
     let rt = use_context::<Runtime>();
@@ -76,6 +108,7 @@ pub fn MarkdownView(
     }
 
     Effect::new(move |_| {
+        next_frame.track();
         let (Some(stable), Some(tail), true) = (stable.get(), tail.get(), shown.get()) else {
             return;
         };
@@ -105,19 +138,50 @@ pub fn MarkdownView(
             tail.set_text_content(None);
             let _ = tail.class_list().remove_1(PLAIN);
             tail_state.set_value(TailHighlight::default());
+            pacer.set_value(Pacer::default());
             renderer.set_value(module.renderer(math));
         }
         let rendered = text.with(|t| renderer.with_value(|r| r.as_ref().and_then(|r| r.update(t))));
-        let Some((delta, count)) = rendered else {
+        let Some(delta) = rendered else {
             return;
         };
-        let shown = count.saturating_sub(delta.stable_appended.len());
-        if let Some(keep) = delta.stable_truncated_to {
+        // Paced: a streamed answer's growth (its first text too, when the
+        // view was made at its start) and what still waits once it is
+        // final. A thread's history, or an answer mounted again as it
+        // scrolls back into view, shows whole at once.
+        let budget = pacer.with_value(|p| {
+            let paced = p.waiting() || (live && (starting || p.shown() > 0));
+            if paced {
+                FRAME_BUDGET
+            } else {
+                usize::MAX
+            }
+        });
+        let Some(paced) = pacer.try_update_value(|p| {
+            p.frame(delta.stable_truncated_to, delta.stable_appended, budget)
+        }) else {
+            return;
+        };
+        if let Some(keep) = paced.keep {
             truncate_blocks(&stable, keep);
         }
-        append_blocks(&stable, shown, &delta.stable_appended);
-        for chunk in last_chunks(&stable, block_tree::chunks_touched(shown, count)) {
+        append_blocks(&stable, paced.shown, &paced.append);
+        let count = paced.shown + paced.append.len();
+        for chunk in last_chunks(&stable, block_tree::chunks_touched(paced.shown, count)) {
             highlight_within(&chunk);
+        }
+        set_pacing(!paced.tail);
+        if !paced.append.is_empty() || !paced.tail {
+            on_next_frame();
+        }
+        if !paced.tail {
+            // The tail continues the blocks that wait: it comes back with
+            // the last of them, a frame or a few later.
+            if tail.first_child().is_some() {
+                tail.set_text_content(None);
+                tail_state.set_value(TailHighlight::default());
+            }
+            return;
         }
         let step = tail_state
             .try_update_value(|t| t.step(&delta.tail_html, live))
