@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::ui::wait_rehearsed;
+use crate::support::ui::{record_renderers, wait_rehearsed};
 use crate::support::{secs, App, GatewayOpts};
 
 const COMPOSER: &str = "form[data-testid=composer] textarea";
@@ -29,36 +29,6 @@ return {
 };
 "#;
 
-/// Records, from the page's first script on, each markdown renderer the
-/// app makes: its longest snapshot, how many snapshots, and whether it was
-/// freed (boot.js puts the module's exports in `window.__ariaMarkdown`).
-const RECORD_RENDERERS: &str = r#"
-window.__renderers = [];
-let exports;
-Object.defineProperty(window, '__ariaMarkdown', {
-  configurable: true,
-  get: () => exports,
-  set: (e) => {
-    exports = e && {
-      ...e,
-      renderer(...settings) {
-        const r = e.renderer(...settings);
-        const rec = { longest: 0, snapshots: 0, freed: false };
-        window.__renderers.push(rec);
-        return {
-          update(same, rest) {
-            rec.longest = Math.max(rec.longest, same + rest.length);
-            rec.snapshots++;
-            return r.update(same, rest);
-          },
-          free() { rec.freed = true; r.free(); },
-        };
-      },
-    };
-  },
-});
-"#;
-
 /// Once the page is idle, the warm-up streams 40 KiB of markdown through a
 /// renderer of its own, in snapshots, so that the engine optimizes the
 /// parser before a first long answer needs it, and frees that renderer (as
@@ -67,11 +37,7 @@ Object.defineProperty(window, '__ariaMarkdown', {
 async fn the_parser_is_run_hot_at_idle_and_its_renderer_freed() {
     let app = App::unopened(GatewayOpts::default()).await;
     let b = &app.browser;
-    b.cdp(
-        "Page.addScriptToEvaluateOnNewDocument",
-        serde_json::json!({ "source": RECORD_RENDERERS }),
-    )
-    .await;
+    record_renderers(b).await;
     b.goto(&app.gateway.app_url()).await;
     b.wait_for("[data-testid=conn-status][data-state=connected]", secs(20))
         .await;

@@ -103,13 +103,16 @@ const MOST_PER_FRAME: u64 = 60;
 /// A burst of snapshots (the page busy for a moment while a fast answer
 /// streams) reaches the page over several frames, a bounded share in each;
 /// the answer reads as streaming until all of it is there, and then as one
-/// render of its whole text.
+/// render of its whole text. A frame that only shows blocks that waited
+/// does not send the same text to the markdown module again.
 #[test]
 fn a_burst_of_blocks_reaches_the_page_over_frames_and_ends_whole() {
     run(|| async {
         // 100 KiB in 1 KiB snapshots 10 ms apart: about a second.
         let app = demo_app(10).await;
         let b = &app.browser;
+        record_renderers(b).await;
+        reload_connected(b).await;
         b.js(WATCH_GROWTH, vec![]).await;
         send_new_thread(b, "/demo stream 100").await;
         b.wait_for(".msg-assistant[data-streaming=true] .md-block", secs(30))
@@ -155,6 +158,18 @@ fn a_burst_of_blocks_reaches_the_page_over_frames_and_ends_whole() {
         if ended.is_none() || late > 0 {
             b.fail(&format!(
                 "blocks came after the answer stopped reading as streaming: {frames:?}"
+            ))
+            .await;
+        }
+        let renderer = b
+            .js(
+                "return window.__renderers.find(r => r.longest >= 90 * 1024 && !r.freed) || null;",
+                vec![],
+            )
+            .await;
+        if renderer.is_null() || renderer["unchanged"] != 0 {
+            b.fail(&format!(
+                "the answer's renderer was sent its text again unchanged: {renderer}"
             ))
             .await;
         }

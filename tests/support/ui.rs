@@ -11,6 +11,51 @@ use super::{secs, App, Browser, GatewayOpts, Page};
 pub const COMPOSER: &str = "form[data-testid=composer] textarea";
 pub const CONNECTED: &str = "[data-testid=conn-status][data-state=connected]";
 
+/// Records, from the page's first script on, each markdown renderer the
+/// app makes: its longest snapshot, how many snapshots, how many of them
+/// sent the same text as the one before (work for nothing), and whether it
+/// was freed (boot.js puts the module's exports in `window.__ariaMarkdown`).
+/// Installed by [`record_renderers`].
+const RECORD_RENDERERS: &str = r#"
+window.__renderers = [];
+let exports;
+Object.defineProperty(window, '__ariaMarkdown', {
+  configurable: true,
+  get: () => exports,
+  set: (e) => {
+    exports = e && {
+      ...e,
+      renderer(...settings) {
+        const r = e.renderer(...settings);
+        const rec = { longest: 0, snapshots: 0, unchanged: 0, freed: false };
+        let last = 0;
+        window.__renderers.push(rec);
+        return {
+          update(same, rest) {
+            if (rest === '' && same === last) rec.unchanged++;
+            last = same + rest.length;
+            rec.longest = Math.max(rec.longest, last);
+            rec.snapshots++;
+            return r.update(same, rest);
+          },
+          free() { rec.freed = true; r.free(); },
+        };
+      },
+    };
+  },
+});
+"#;
+
+/// Makes every page this browser loads from now on record its markdown
+/// renderers in `window.__renderers` (see [`RECORD_RENDERERS`]).
+pub async fn record_renderers(b: &Browser) {
+    b.cdp(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({ "source": RECORD_RENDERERS }),
+    )
+    .await;
+}
+
 /// The gateway with its demo agent pausing `demo_delay_ms` between steps,
 /// and the app open on it and [`connected`].
 pub async fn demo_app(demo_delay_ms: u64) -> App {

@@ -220,6 +220,7 @@ impl MarkdownModule {
             module: self,
             inner,
             last: RefCell::new(String::new()),
+            tail: RefCell::new(String::new()),
         })
     }
 }
@@ -231,6 +232,8 @@ pub struct Renderer {
     /// The last snapshot sent: only what follows its unchanged part
     /// crosses into the module.
     last: RefCell<String>,
+    /// The tail's HTML for `last`: what an update with the same text gets.
+    tail: RefCell<String>,
 }
 
 impl Renderer {
@@ -238,19 +241,29 @@ impl Renderer {
     /// failed.
     pub fn update(&self, text: &str) -> Option<RenderDelta> {
         let same = unchanged_prefix_len(&self.last.borrow(), text);
+        if same == text.len() && same == self.last.borrow().len() {
+            // The same text (a frame that only shows blocks that waited,
+            // the end of a stream): nothing to parse again.
+            return Some(RenderDelta {
+                tail_html: self.tail.borrow().clone(),
+                ..RenderDelta::default()
+            });
+        }
         let rest = text.get(same..).unwrap_or_default();
         let answer = self.module.call(|_| self.inner.update(same, rest))?;
         let mut last = self.last.borrow_mut();
         last.truncate(same);
         last.push_str(rest);
         // [keep (-1: all), tail HTML, ...appended blocks]
+        let tail_html = answer.get(1).as_string().unwrap_or_default();
+        self.tail.borrow_mut().clone_from(&tail_html);
         Some(RenderDelta {
             stable_truncated_to: answer
                 .get(0)
                 .as_f64()
                 .filter(|n| *n >= 0.0)
                 .map(|n| n as usize),
-            tail_html: answer.get(1).as_string().unwrap_or_default(),
+            tail_html,
             stable_appended: answer
                 .iter()
                 .skip(2)
