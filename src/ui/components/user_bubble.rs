@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::protocol::FileRef;
 use crate::store::{Row, RowBody, SendState};
 use crate::ui::components::edit_box::EditBox;
 use crate::ui::components::message_files::files_view;
@@ -24,9 +25,8 @@ pub fn UserBubble(row: RwSignal<Row>) -> impl IntoView {
     });
     let state = move || user().map(|u| u.send).unwrap_or(SendState::Delivered);
     let cmid = move || user().and_then(|u| u.client_msg_id).unwrap_or_default();
-    let key = row.with_untracked(|r| r.key.clone());
     let editing = {
-        let key = key.clone();
+        let key = row.with_untracked(|r| r.key.clone());
         Memo::new(move |_| rt.view.steering.editing.with(|e| e.as_ref() == Some(&key)))
     };
     // Only a logged message can be edited: the gateway names it.
@@ -39,22 +39,6 @@ pub fn UserBubble(row: RwSignal<Row>) -> impl IntoView {
     // Changes only when the box opens or closes: it keeps its draft
     // while the row updates.
     let edit_id = Memo::new(move |_| editing.get().then(logged_id).flatten());
-    // What the box opens with: a refused edit's text, files taken off
-    // and reason, else the message's text and all its files.
-    let edit_draft = move |id: &str| {
-        let refused = rt.view.steering.refused.with_untracked(|r| {
-            r.as_ref()
-                .filter(|r| r.message_id == id)
-                .map(|r| (r.text.clone(), r.removed.clone(), Some(r.why.clone())))
-        });
-        refused.unwrap_or_else(|| {
-            let text = row.with_untracked(|r| match &r.body {
-                RowBody::User(u) => u.text.clone(),
-                _ => String::new(),
-            });
-            (text, Vec::new(), None)
-        })
-    };
     let open_editor = move || {
         let key = row.with_untracked(|r| r.key.clone());
         rt.view.steering.editing.set(Some(key));
@@ -64,13 +48,7 @@ pub fn UserBubble(row: RwSignal<Row>) -> impl IntoView {
             class:failed=move || matches!(state(), SendState::Failed(_))
             class:editing=editing>
             {move || match edit_id.get() {
-                Some(id) => {
-                    let (text, removed, refusal) = edit_draft(&id);
-                    let files = files.get_untracked().to_vec();
-                    view! {
-                        <EditBox row_key=key.clone() message_id=id text files removed refusal />
-                    }.into_any()
-                }
+                Some(id) => editor(row, id, files.get_untracked().to_vec(), rt),
                 None => view! { <div class="msg-text">{text}</div> }.into_any(),
             }}
             // While the box is open, the files show in it, each removable.
@@ -80,15 +58,7 @@ pub fn UserBubble(row: RwSignal<Row>) -> impl IntoView {
             }}
             {move || match state() {
                 SendState::Pending => view! { <div class="msg-meta">"Sending…"</div> }.into_any(),
-                SendState::Failed(why) => view! {
-                    <div class="msg-meta send-error">
-                        <span>{why}</span>
-                        <button type="button" class="link-button" data-testid="retry-send"
-                            on:click=move |_| { let id = cmid(); rt.act(|s| s.retry(&id)); }>"Retry"</button>
-                        <button type="button" class="link-button"
-                            on:click=move |_| { let id = cmid(); rt.act(|s| s.discard(&id)); }>"Discard"</button>
-                    </div>
-                }.into_any(),
+                SendState::Failed(why) => send_failed(why, rt, cmid),
                 SendState::Delivered if logged_id().is_some() && !editing.get() => view! {
                     <div class="msg-meta msg-actions">
                         <SteerButton label="Edit" testid="edit-message" on_press=open_editor />
@@ -98,4 +68,46 @@ pub fn UserBubble(row: RwSignal<Row>) -> impl IntoView {
             }}
         </div>
     }
+}
+
+/// Where a send that failed stands, with Retry and Discard. Never inlined,
+/// like [`editor`]: a first visit shows logged messages, so this code
+/// stays out of the first load (docs/build.md).
+#[inline(never)]
+fn send_failed(
+    why: String,
+    rt: Runtime,
+    cmid: impl Fn() -> String + Copy + Send + Sync + 'static,
+) -> AnyView {
+    view! {
+        <div class="msg-meta send-error">
+            <span>{why}</span>
+            <button type="button" class="link-button" data-testid="retry-send"
+                on:click=move |_| { let id = cmid(); rt.act(|s| s.retry(&id)); }>"Retry"</button>
+            <button type="button" class="link-button"
+                on:click=move |_| { let id = cmid(); rt.act(|s| s.discard(&id)); }>"Discard"</button>
+        </div>
+    }
+    .into_any()
+}
+
+/// The editor in place of the text (never inlined, like [`send_failed`]).
+/// It opens with a refused edit's text, files taken off and reason, else
+/// with the message's text and all its files.
+#[inline(never)]
+fn editor(row: RwSignal<Row>, message_id: String, files: Vec<FileRef>, rt: Runtime) -> AnyView {
+    let refused = rt.view.steering.refused.with_untracked(|r| {
+        r.as_ref()
+            .filter(|r| r.message_id == message_id)
+            .map(|r| (r.text.clone(), r.removed.clone(), Some(r.why.clone())))
+    });
+    let (text, removed, refusal) = refused.unwrap_or_else(|| {
+        let text = row.with_untracked(|r| match &r.body {
+            RowBody::User(u) => u.text.clone(),
+            _ => String::new(),
+        });
+        (text, Vec::new(), None)
+    });
+    let row_key = row.with_untracked(|r| r.key.clone());
+    view! { <EditBox row_key message_id text files removed refusal /> }.into_any()
 }
