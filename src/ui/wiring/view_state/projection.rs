@@ -94,9 +94,6 @@ pub fn paging(c: Option<&ChannelState>) -> PagingView {
     .unwrap_or_default()
 }
 
-/// Never inlined, like [`turn_view`]: a first visit searches nothing, so
-/// its code stays out of the first load (docs/build.md).
-#[inline(never)]
 pub fn search(store: &Store) -> SearchView {
     let s = store.search();
     SearchView {
